@@ -1,0 +1,425 @@
+package robotsext
+
+import (
+	"slices"
+	"strings"
+)
+
+// This file decides: it percent-encodes patterns, compiles each group's
+// rules into indexes, and finds the most specific matching rule for a URL.
+//
+// Precedence follows Google's reference matcher: a rule's priority is the
+// length in octets of its percent-encoded pattern (counting '*' and '$'),
+// the highest-priority Allow and Disallow are found, Allow wins a tie, and an
+// empty pattern (priority 0) never disallows. Among equal priorities of one
+// kind the earliest line is reported.
+
+// rule is one Allow or Disallow pattern of a group.
+type rule struct {
+	off, n uint32 // the percent-encoded pattern is Policy.text[off:off+n]
+	line   int32  // 1-based line in robots.txt
+	// parent, for literal rules, is the index (within the group's span) of
+	// the longest other pattern of the span that is a proper prefix of this
+	// one, or -1.
+	parent int32
+}
+
+// ruleKind sorts a group's rules into four indexes. Literal patterns (no '*'
+// and no trailing '$') match by prefix and are kept sorted for binary
+// search; wildcard patterns are kept by descending priority.
+type ruleKind uint8
+
+const (
+	allowLit ruleKind = iota
+	disallowLit
+	allowWild
+	disallowWild
+	numKinds
+)
+
+func kindOf(allow bool, value []byte) ruleKind {
+	wild := slices.Contains(value, '*') || (len(value) > 0 && value[len(value)-1] == '$')
+	switch {
+	case allow && wild:
+		return allowWild
+	case allow:
+		return allowLit
+	case wild:
+		return disallowWild
+	}
+	return disallowLit
+}
+
+// indexHTMLPrefix returns the length of the value up to and including its
+// last '/' when that slash starts "/index.htm", else -1. Such an Allow rule
+// also allows the directory itself (the reference's index.html rule).
+func indexHTMLPrefix(value []byte) int {
+	k := strings.LastIndexByte(string(value), '/')
+	if k < 0 || !strings.HasPrefix(string(value[k:]), "/index.htm") {
+		return -1
+	}
+	return k + 1
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// escapedLen is the length of s after writeEscaped.
+func escapedLen(s []byte) int {
+	n := len(s)
+	for _, c := range s {
+		if c >= 0x80 {
+			n += 2
+		}
+	}
+	return n
+}
+
+// writeEscaped writes the pattern s normalised as RFC 9309 §2.2.2 asks:
+// octets outside US-ASCII are percent-encoded and the hex digits of existing
+// %xx escapes are upper-cased. Nothing is decoded.
+func writeEscaped(w *strings.Builder, s []byte) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			w.WriteByte('%')
+			w.WriteByte(upper(s[i+1]))
+			w.WriteByte(upper(s[i+2]))
+			i += 2
+		case c >= 0x80:
+			w.WriteByte('%')
+			w.WriteByte(hexDigits[c>>4])
+			w.WriteByte(hexDigits[c&15])
+		default:
+			w.WriteByte(c)
+		}
+	}
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// pattern returns the percent-encoded pattern of r.
+func (p *Policy) pattern(r rule) string { return p.text[r.off : r.off+r.n] }
+
+// compile sorts each group's indexes: literal rules by pattern (dropping
+// repeats, keeping the earliest line) with prefix parents, wildcard rules by
+// descending priority. It also computes the wildcard octet masks.
+func (p *Policy) compile() {
+	for g := range p.groups {
+		gr := &p.groups[g]
+		for _, k := range [...]ruleKind{allowLit, disallowLit} {
+			gr.spans[k].end = gr.spans[k].start + int32(p.compileLiterals(p.rules[gr.spans[k].start:gr.spans[k].end]))
+		}
+		for _, k := range [...]ruleKind{allowWild, disallowWild} {
+			rs := p.rules[gr.spans[k].start:gr.spans[k].end]
+			slices.SortStableFunc(rs, func(a, b rule) int { return int(b.n) - int(a.n) })
+		}
+	}
+	for i := p.wildBase; i < len(p.rules); i++ {
+		p.masks[i-p.wildBase] = octetMask(p.pattern(p.rules[i]))
+	}
+}
+
+// compileLiterals sorts rs by pattern, removes repeated patterns (the first
+// line stays), links each pattern to its longest proper prefix in rs, and
+// returns how many rules remain.
+func (p *Policy) compileLiterals(rs []rule) int {
+	slices.SortStableFunc(rs, func(a, b rule) int {
+		return strings.Compare(p.pattern(a), p.pattern(b))
+	})
+	rs = slices.CompactFunc(rs, func(a, b rule) bool { return p.pattern(a) == p.pattern(b) })
+	var stack []int32 // chain of prefixes of the current pattern
+	for i := range rs {
+		pat := p.pattern(rs[i])
+		for len(stack) > 0 && !strings.HasPrefix(pat, p.pattern(rs[stack[len(stack)-1]])) {
+			stack = stack[:len(stack)-1]
+		}
+		rs[i].parent = -1
+		if len(stack) > 0 {
+			rs[i].parent = stack[len(stack)-1]
+		}
+		stack = append(stack, int32(i))
+	}
+	return len(rs)
+}
+
+// octetMask is a 64-bit summary of the octets a wildcard pattern needs in a
+// path (every octet but '*' and a final '$'). A path whose own mask lacks one
+// of these bits cannot match, which lets most wildcard rules be skipped
+// without scanning the path.
+func octetMask(pat string) uint64 {
+	pat = strings.TrimSuffix(pat, "$")
+	var m uint64
+	for i := 0; i < len(pat); i++ {
+		if pat[i] != '*' {
+			m |= 1 << (pat[i] & 63)
+		}
+	}
+	return m
+}
+
+func pathMask(path string) uint64 {
+	var m uint64
+	for i := 0; i < len(path); i++ {
+		m |= 1 << (path[i] & 63)
+	}
+	return m
+}
+
+// best is the highest-priority match of one kind seen so far. Its zero value
+// is not usable; start from noMatch.
+type best struct {
+	prio int   // pattern length; -1: nothing matched
+	line int32 // line of the rule; ties go to the earliest line
+	rule int32 // index in Policy.rules
+}
+
+var noMatch = best{prio: -1, line: 0, rule: -1}
+
+// offer records a matching rule if it beats the current best.
+func (b *best) offer(prio int, line, rule int32) {
+	if prio > b.prio || (prio == b.prio && line < b.line) {
+		*b = best{prio, line, rule}
+	}
+}
+
+// beatable reports whether a rule of priority prio on line could still
+// replace b.
+func (b *best) beatable(prio int, line int32) bool {
+	return prio > b.prio || (prio == b.prio && line < b.line)
+}
+
+// Check decides whether the crawler whose product token is userAgent (such as
+// "FooBot") may fetch rawURL, an absolute URL or a path with an optional
+// ?query. Only the path and query are compared; the fragment is ignored. The
+// URL is not decoded; octets outside US-ASCII are percent-encoded first.
+//
+// Check does not allocate for URLs of US-ASCII whose path starts with '/'.
+func (p *Policy) Check(userAgent, rawURL string) Verdict {
+	return p.checkPath(userAgent, requestPath(rawURL))
+}
+
+// checkPath decides for path, already in the form requestPath returns.
+func (p *Policy) checkPath(userAgent, path string) Verdict {
+	if path == "/robots.txt" {
+		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+	}
+	if p == nil {
+		return Verdict{Allowed: true, Reason: ReasonNoMatch}
+	}
+	gs, _ := p.groupsFor(userAgent)
+	allow, disallow := noMatch, noMatch
+	var mask uint64
+	for _, g := range gs {
+		sp := &p.groups[g].spans
+		p.bestLiteral(sp[allowLit], path, &allow)
+		p.bestLiteral(sp[disallowLit], path, &disallow)
+		if sp[allowWild].start != sp[disallowWild].end {
+			if mask == 0 {
+				mask = pathMask(path)
+			}
+			p.bestWild(sp[allowWild], path, mask, &allow)
+			p.bestWild(sp[disallowWild], path, mask, &disallow)
+		}
+	}
+	return p.verdict(allow, disallow)
+}
+
+// verdict turns the best Allow and Disallow matches into a decision, as the
+// reference matcher does: only matches of positive priority decide, Allow
+// wins ties, and the reported line is that of the higher match (Allow's on
+// a tie).
+func (p *Policy) verdict(allow, disallow best) Verdict {
+	if disallow.prio > allow.prio && disallow.prio > 0 {
+		return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(disallow.line), Rule: p.written(disallow)}
+	}
+	if allow.prio > 0 {
+		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(allow.line), Rule: p.written(allow)}
+	}
+	deciding := allow
+	if disallow.prio > allow.prio {
+		deciding = disallow
+	}
+	if deciding.prio < 0 {
+		return Verdict{Allowed: true, Reason: ReasonNoMatch}
+	}
+	return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(deciding.line), Rule: ""}
+}
+
+// written returns the value of the rule as written in robots.txt.
+func (p *Policy) written(b best) string {
+	if raw, ok := p.raws[b.line]; ok {
+		return raw
+	}
+	return p.pattern(p.rules[b.rule])
+}
+
+// bestLiteral finds the longest literal pattern of s that is a prefix of
+// path, in O(log n) comparisons plus a walk up its prefix chain.
+func (p *Policy) bestLiteral(s span, path string, b *best) {
+	rs := p.rules[s.start:s.end]
+	// i: the last pattern <= path. Every pattern that is a prefix of path
+	// is a prefix of rs[i], so it lies on rs[i]'s parent chain.
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if p.pattern(rs[mid]) <= path {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	i := lo - 1
+	if i < 0 {
+		return
+	}
+	lcp := commonPrefixLen(p.pattern(rs[i]), path)
+	for i >= 0 && int(rs[i].n) > lcp {
+		i = int(rs[i].parent)
+	}
+	if i >= 0 {
+		b.offer(int(rs[i].n), rs[i].line, s.start+int32(i))
+	}
+}
+
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// bestWild tries the wildcard rules of s, highest priority first, and stops
+// at the first match or as soon as no remaining rule could beat b.
+func (p *Policy) bestWild(s span, path string, mask uint64, b *best) {
+	for i := s.start; i < s.end; i++ {
+		r := p.rules[i]
+		if !b.beatable(int(r.n), r.line) {
+			// Rules are sorted by priority, then line: none further can win.
+			return
+		}
+		if p.masks[int(i)-p.wildBase]&^mask != 0 {
+			continue
+		}
+		if matchWild(p.pattern(r), path) {
+			b.offer(int(r.n), r.line, i)
+			return
+		}
+	}
+}
+
+// matchWild reports whether pattern matches path from its start: '*' matches
+// any run of octets and a final '$' anchors the end of path; a '$' elsewhere
+// is an ordinary octet. The pattern is split at each '*' and each piece is
+// found at its leftmost place after the previous one, which is enough for a
+// pattern matched as a prefix: the leftmost place leaves the most room for
+// the pieces after it. Time is O(len(pattern) * len(path)) at worst, with no
+// backtracking and no allocation.
+func matchWild(pattern, path string) bool {
+	anchored := strings.HasSuffix(pattern, "$")
+	if anchored {
+		pattern = pattern[:len(pattern)-1]
+	}
+	star := strings.IndexByte(pattern, '*')
+	if star < 0 {
+		if anchored {
+			return path == pattern
+		}
+		return strings.HasPrefix(path, pattern)
+	}
+	if !strings.HasPrefix(path, pattern[:star]) {
+		return false
+	}
+	pos := star
+	pattern = pattern[star+1:]
+	for {
+		star = strings.IndexByte(pattern, '*')
+		if star < 0 {
+			break
+		}
+		if piece := pattern[:star]; piece != "" {
+			k := strings.Index(path[pos:], piece)
+			if k < 0 {
+				return false
+			}
+			pos += k + len(piece)
+		}
+		pattern = pattern[star+1:]
+	}
+	if anchored {
+		return len(path)-pos >= len(pattern) && strings.HasSuffix(path, pattern)
+	}
+	return strings.Contains(path[pos:], pattern)
+}
+
+// requestPath extracts what robots.txt rules are matched against from a URL,
+// as the reference library does: the path (with ;params) and ?query, without
+// scheme, authority or #fragment, always starting with '/' ("/" when there is
+// no path). Octets outside US-ASCII are then percent-encoded.
+func requestPath(rawURL string) string {
+	start := 0
+	if strings.HasPrefix(rawURL, "//") {
+		start = 2
+	}
+	rest := rawURL[start:]
+	early := strings.IndexAny(rest, "/?;")
+	proto := strings.Index(rest, "://")
+	from := 0
+	if proto >= 0 && (early < 0 || early > proto) {
+		from = proto + 3
+	}
+	k := strings.IndexAny(rest[from:], "/?;")
+	if k < 0 {
+		return "/"
+	}
+	pathStart := from + k
+	end := len(rest)
+	if h := strings.IndexByte(rest, '#'); h >= 0 {
+		if h < pathStart {
+			return "/"
+		}
+		end = h
+	}
+	path := rest[pathStart:end]
+	if path[0] != '/' {
+		path = "/" + path
+	}
+	return escapeNonASCII(path)
+}
+
+// escapeNonASCII percent-encodes octets outside US-ASCII, leaving everything
+// else (existing escapes included) as it is.
+func escapeNonASCII(s string) string {
+	i := 0
+	for i < len(s) && s[i] < 0x80 {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*(len(s)-i))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

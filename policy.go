@@ -1,0 +1,557 @@
+// Package robotsext makes a Colly collector obey robots.txt (RFC 9309) the way
+// Google's reference library decides, with the deciding rule and line reported.
+package robotsext
+
+import (
+	"bytes"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits the parser applies to hostile input. Both mirror or exceed what the
+// reference parser and RFC 9309 §2.5 require.
+const (
+	// maxLineLen is the number of bytes of one line the parser keeps; the
+	// rest of an overlong line is ignored, as in the reference parser.
+	maxLineLen = 2083*8 - 1
+	// maxPolicySize is how much of a robots.txt body ParsePolicy reads at
+	// most (RFC 9309 §2.5 asks for at least 500 KiB). It keeps every offset
+	// within 32 bits.
+	maxPolicySize = 1 << 30
+)
+
+// Policy is a compiled robots.txt file: its groups with their rules (each
+// with the line it came from), its sitemaps and its crawl delays. Build one
+// with ParsePolicy and ask it many questions with Check; it is immutable and
+// safe for concurrent use. The zero value and a nil *Policy allow everything.
+type Policy struct {
+	text   string           // every stored pattern, back to back (see matcher.go)
+	rules  []rule           // literal rules of all groups, then wildcard rules
+	masks  []uint64         // masks[i-wildBase]: octets rule i needs (matcher.go)
+	raws   map[int32]string // line → value as written, where it differs from the stored pattern
+	groups []group
+
+	wildBase int // index of the first wildcard rule in rules
+
+	// agents maps a lower-cased product token taken from a user-agent line
+	// to the groups naming it, in file order. global lists the "*" groups.
+	agents map[string][]int32
+	global []int32
+
+	sitemaps []string
+}
+
+// group is one record of robots.txt: one or more user-agent lines followed by
+// rules. Its rules live in Policy.rules, in four spans (see ruleKind).
+type group struct {
+	line     int32          // line of the group's first user-agent line
+	spans    [numKinds]span // where each kind of rule lives in Policy.rules
+	delay    time.Duration  // slowest Crawl-delay / Request-rate interval seen
+	hasDelay bool
+}
+
+// span is the half-open range [start, end) of Policy.rules.
+type span struct{ start, end int32 }
+
+// directive is what the line parser reports for one line it understood.
+type directive struct {
+	line  int32
+	key   keyKind
+	value []byte // trimmed, not yet percent-encoded
+}
+
+// keyKind is the kind of a robots.txt line, decided by its key.
+type keyKind uint8
+
+const (
+	keyUnknown keyKind = iota
+	keyUserAgent
+	keyAllow
+	keyDisallow
+	keySitemap
+	keyCrawlDelay
+	keyRequestRate
+)
+
+// ParsePolicy compiles robots.txt. It never fails: every line that parses is
+// used and every other line is ignored (RFC 9309 §2.3.1.5), as Google's
+// reference parser does. That includes its leniencies: a UTF-8 byte order
+// mark, CR, LF or CRLF line ends, "#" comments, keys that only start with
+// the right word ("User-agents:"), a missing colon ("Disallow /x"), and common
+// misspellings ("Dissallow", "Useragent", "Site-map"). Bytes of a line past
+// 16,663 are ignored, as is anything after a NUL byte on a line, and anything
+// after the first GiB of input.
+//
+// ParsePolicy copies what it keeps; robotsTxt may be reused afterwards.
+func ParsePolicy(robotsTxt []byte) *Policy {
+	if len(robotsTxt) > maxPolicySize {
+		robotsTxt = robotsTxt[:maxPolicySize]
+	}
+	var b builder
+	eachDirective(robotsTxt, b.count)
+	b.layout()
+	eachDirective(robotsTxt, b.place)
+	return b.finish()
+}
+
+// eachDirective splits body into lines exactly as the reference parser does
+// and calls fn for every line that holds a "key: value" directive.
+func eachDirective(body []byte, fn func(directive)) {
+	i := 0
+	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
+		i++ // a (possibly partial) byte order mark is skipped
+	}
+	var num int32
+	start := i
+	lastCR := false
+	emit := func(line []byte) {
+		num++
+		if key, value, ok := splitDirective(line); ok {
+			fn(directive{line: num, key: classifyKey(key), value: value})
+		}
+	}
+	for j := i; j < len(body); j++ {
+		c := body[j]
+		if c != '\n' && c != '\r' {
+			continue
+		}
+		// The LF of a CRLF pair does not end a second, empty line.
+		if !(j == start && lastCR && c == '\n') {
+			emit(body[start:j])
+		}
+		start = j + 1
+		lastCR = c == '\r'
+	}
+	emit(body[start:])
+}
+
+var utf8BOM = [3]byte{0xEF, 0xBB, 0xBF}
+
+// splitDirective extracts the key and value of one line, or reports false
+// for empty lines, comments and lines it cannot read.
+func splitDirective(line []byte) (key, value []byte, ok bool) {
+	if len(line) > maxLineLen {
+		line = line[:maxLineLen]
+	}
+	if k := bytes.IndexByte(line, 0); k >= 0 {
+		line = line[:k] // the reference parser works on C strings
+	}
+	if k := bytes.IndexByte(line, '#'); k >= 0 {
+		line = line[:k]
+	}
+	line = trimSpace(line)
+	if len(line) == 0 {
+		return nil, nil, false
+	}
+	sep := bytes.IndexByte(line, ':')
+	if sep < 0 {
+		// A missing colon is forgiven when whitespace separates exactly
+		// two words: "Disallow /tmp".
+		sep = bytes.IndexAny(line, " \t")
+		if sep < 0 {
+			return nil, nil, false
+		}
+		rest := bytes.TrimLeft(line[sep:], " \t")
+		if bytes.IndexAny(rest, " \t") >= 0 {
+			return nil, nil, false
+		}
+	}
+	key = trimSpace(line[:sep])
+	if len(key) == 0 {
+		return nil, nil, false
+	}
+	return key, trimSpace(line[sep+1:]), true
+}
+
+// isSpace reports ASCII white space as C's isspace does.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func trimSpace(s []byte) []byte {
+	for len(s) > 0 && isSpace(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// classifyKey names a line's key. Like the reference parser it accepts any
+// key that starts with a known word or one of its common misspellings.
+func classifyKey(key []byte) keyKind {
+	switch {
+	case hasPrefixFold(key, "user-agent", "useragent", "user agent"):
+		return keyUserAgent
+	case hasPrefixFold(key, "allow"):
+		return keyAllow
+	case hasPrefixFold(key, "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
+		return keyDisallow
+	case hasPrefixFold(key, "sitemap", "site-map"):
+		return keySitemap
+	case equalFold(key, "crawl-delay"):
+		return keyCrawlDelay
+	case equalFold(key, "request-rate"):
+		return keyRequestRate
+	}
+	return keyUnknown
+}
+
+func hasPrefixFold(s []byte, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if len(s) >= len(p) && equalFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFold compares ASCII case-insensitively.
+func equalFold(s []byte, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := range len(s) {
+		if lower(s[i]) != lower(t[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// agentToken returns the part of a user-agent line's value that is compared
+// with the crawler's token, and whether the line names the "*" group. As in
+// the reference library, "*" may be followed by white space and anything;
+// any other value is cut at the first octet outside [A-Za-z_-].
+func agentToken(value []byte) (token []byte, global bool) {
+	if len(value) > 0 && value[0] == '*' && (len(value) == 1 || isSpace(value[1])) {
+		return nil, true
+	}
+	n := 0
+	for n < len(value) && isTokenChar(value[n]) {
+		n++
+	}
+	return value[:n], false
+}
+
+func isTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
+}
+
+// builder compiles a Policy in two passes over the directives: count sizes
+// everything exactly, place fills the rules in. Both passes see the same
+// directives and so form the same groups.
+type builder struct {
+	p Policy
+
+	cur      int32 // index of the open group, -1 before the first user-agent line
+	sawRule  bool  // a rule line followed the open group's user-agent lines
+	textSize int
+	counts   [][numKinds]int32
+	next     [][numKinds]int32 // place: next free slot per group and kind
+	text     strings.Builder
+	seenMaps map[string]bool // sitemaps already listed
+}
+
+// openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
+// follows a rule starts a new group; other records never close a group.
+func (b *builder) openGroup(line int32) {
+	if len(b.p.groups) == 0 || b.sawRule {
+		b.p.groups = append(b.p.groups, group{line: line})
+		b.counts = append(b.counts, [numKinds]int32{})
+		b.sawRule = false
+	}
+	b.cur = int32(len(b.p.groups) - 1)
+}
+
+// inGroup reports whether a rule line belongs to a group. Rules before the
+// first user-agent line belong to none and are ignored.
+func (b *builder) inGroup() bool { return len(b.p.groups) > 0 }
+
+func (b *builder) count(d directive) {
+	switch d.key {
+	case keyUserAgent:
+		b.openGroup(d.line)
+		b.addAgent(d.value)
+	case keyAllow, keyDisallow:
+		if !b.inGroup() {
+			return
+		}
+		b.sawRule = true
+		n := escapedLen(d.value)
+		kind := kindOf(d.key == keyAllow, d.value)
+		b.counts[b.cur][kind]++
+		b.textSize += n
+		if d.key == keyAllow {
+			if k := indexHTMLPrefix(d.value); k >= 0 {
+				b.counts[b.cur][allowWild]++
+				b.textSize += escapedLen(d.value[:k]) + 1
+			}
+		}
+	case keySitemap:
+		b.addSitemap(d.value)
+	case keyCrawlDelay, keyRequestRate:
+		if !b.inGroup() {
+			return
+		}
+		var d0 time.Duration
+		var ok bool
+		if d.key == keyCrawlDelay {
+			d0, ok = parseCrawlDelay(d.value)
+		} else {
+			d0, ok = parseRequestRate(d.value)
+		}
+		if g := &b.p.groups[b.cur]; ok && (!g.hasDelay || d0 > g.delay) {
+			g.delay, g.hasDelay = d0, true
+		}
+	}
+}
+
+func (b *builder) addAgent(value []byte) {
+	token, global := agentToken(value)
+	if global {
+		if n := len(b.p.global); n == 0 || b.p.global[n-1] != b.cur {
+			b.p.global = append(b.p.global, b.cur)
+		}
+		return
+	}
+	if b.p.agents == nil {
+		b.p.agents = make(map[string][]int32)
+	}
+	key := strings.ToLower(string(token))
+	if gs := b.p.agents[key]; len(gs) == 0 || gs[len(gs)-1] != b.cur {
+		b.p.agents[key] = append(gs, b.cur)
+	}
+}
+
+// addSitemap keeps absolute http(s) URLs, once each, in file order.
+func (b *builder) addSitemap(value []byte) {
+	s := string(value)
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return
+	}
+	if b.seenMaps == nil {
+		b.seenMaps = make(map[string]bool)
+	}
+	if !b.seenMaps[s] {
+		b.seenMaps[s] = true
+		b.p.sitemaps = append(b.p.sitemaps, s)
+	}
+}
+
+// layout gives every group and kind its slots in one rules slice: all
+// literal rules first, then all wildcard rules, so that the wildcard masks
+// form one dense slice.
+func (b *builder) layout() {
+	b.next = make([][numKinds]int32, len(b.p.groups))
+	var pos int32
+	for _, kinds := range [][]ruleKind{{allowLit, disallowLit}, {allowWild, disallowWild}} {
+		if kinds[0] == allowWild {
+			b.p.wildBase = int(pos)
+		}
+		for g := range b.p.groups {
+			for _, k := range kinds {
+				b.p.groups[g].spans[k] = span{pos, pos + b.counts[g][k]}
+				b.next[g][k] = pos
+				pos += b.counts[g][k]
+			}
+		}
+	}
+	b.p.rules = make([]rule, pos)
+	b.p.masks = make([]uint64, int(pos)-b.p.wildBase)
+	b.text.Grow(b.textSize)
+	// The second pass forms the groups again.
+	b.p.groups, b.counts = b.p.groups[:0], nil
+	b.sawRule = false
+}
+
+func (b *builder) place(d directive) {
+	switch d.key {
+	case keyUserAgent:
+		// Re-form groups without touching agents: they were recorded in
+		// the first pass. The group values themselves are kept.
+		if len(b.p.groups) == 0 || b.sawRule {
+			b.p.groups = b.p.groups[:len(b.p.groups)+1]
+			b.sawRule = false
+		}
+		b.cur = int32(len(b.p.groups) - 1)
+	case keyAllow, keyDisallow:
+		if !b.inGroup() {
+			return
+		}
+		b.sawRule = true
+		allow := d.key == keyAllow
+		pat := b.addPattern(d.value, d.value, d.line)
+		b.addRule(kindOf(allow, d.value), pat, d.line)
+		if allow {
+			if k := indexHTMLPrefix(d.value); k >= 0 {
+				// "Allow: /d/index.html" also allows "/d/".
+				pat := b.addPattern(d.value[:k], d.value, d.line)
+				b.text.WriteByte('$')
+				pat.n++
+				b.addRule(allowWild, pat, d.line)
+			}
+		}
+	}
+}
+
+// addPattern appends the percent-encoded pattern to the text. When the
+// stored pattern differs from the value as written on the line, the written
+// value is kept for Verdict.Rule.
+func (b *builder) addPattern(pattern, written []byte, line int32) (r rule) {
+	r.off = uint32(b.text.Len())
+	writeEscaped(&b.text, pattern)
+	r.n = uint32(b.text.Len()) - r.off
+	if len(pattern) != len(written) || b.text.String()[r.off:] != string(written) {
+		if b.p.raws == nil {
+			b.p.raws = make(map[int32]string)
+		}
+		b.p.raws[line] = string(written)
+	}
+	return r
+}
+
+func (b *builder) addRule(kind ruleKind, r rule, line int32) {
+	r.line = line
+	g := b.cur
+	b.p.rules[b.next[g][kind]] = r
+	b.next[g][kind]++
+}
+
+func (b *builder) finish() *Policy {
+	b.p.text = b.text.String()
+	b.p.compile()
+	return &b.p
+}
+
+// parseCrawlDelay reads a Crawl-delay value: decimal seconds, greater than
+// zero. Anything else is ignored. Values too large for a time.Duration
+// saturate.
+func parseCrawlDelay(v []byte) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(string(firstField(v)), 64)
+	if err != nil || !(f > 0) {
+		return 0, false
+	}
+	return seconds(f), true
+}
+
+// parseRequestRate reads "n/t" with an optional unit s, m or h on t
+// (seconds when absent) and returns the interval t/n. Anything after the
+// first field (such as a time window) is ignored.
+func parseRequestRate(v []byte) (time.Duration, bool) {
+	field := string(firstField(v))
+	num, per, ok := strings.Cut(field, "/")
+	if !ok {
+		return 0, false
+	}
+	unit := 1.0
+	if k := len(per); k > 0 {
+		switch lower(per[k-1]) {
+		case 's':
+			per = per[:k-1]
+		case 'm':
+			unit, per = 60, per[:k-1]
+		case 'h':
+			unit, per = 3600, per[:k-1]
+		}
+	}
+	n, err1 := strconv.ParseFloat(num, 64)
+	t, err2 := strconv.ParseFloat(per, 64)
+	if err1 != nil || err2 != nil || !(n > 0) || !(t > 0) || math.IsInf(n, 0) {
+		return 0, false
+	}
+	return seconds(t * unit / n), true
+}
+
+func firstField(v []byte) []byte {
+	if k := bytes.IndexAny(v, " \t"); k >= 0 {
+		return v[:k]
+	}
+	return v
+}
+
+// seconds converts to a Duration, saturating instead of overflowing.
+func seconds(f float64) time.Duration {
+	if f*float64(time.Second) >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// Sitemaps returns the absolute http(s) URLs of the file's Sitemap lines, in
+// file order, without duplicates. Sitemaps belong to the file, not to a group.
+func (p *Policy) Sitemaps() []string {
+	if p == nil || len(p.sitemaps) == 0 {
+		return nil
+	}
+	return append([]string(nil), p.sitemaps...)
+}
+
+// CrawlDelay returns the pause the file asks userAgent to leave between
+// requests: the slowest of the Crawl-delay values and Request-rate intervals
+// of the groups that apply to userAgent (chosen as Check chooses them), and
+// whether there was any.
+func (p *Policy) CrawlDelay(userAgent string) (time.Duration, bool) {
+	var d time.Duration
+	found := false
+	if p == nil {
+		return 0, false
+	}
+	gs, _ := p.groupsFor(userAgent)
+	for _, g := range gs {
+		if g := &p.groups[g]; g.hasDelay && (!found || g.delay > d) {
+			d, found = g.delay, true
+		}
+	}
+	return d, found
+}
+
+// Groups returns the lines of the user-agent records that start the groups
+// applying to userAgent, and whether they name userAgent (true) or are the
+// "*" groups used as a fallback (false). No lines means no group applies and
+// everything is allowed.
+func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
+	if p == nil {
+		return nil, false
+	}
+	gs, specific := p.groupsFor(userAgent)
+	for _, g := range gs {
+		lines = append(lines, int(p.groups[g].line))
+	}
+	return lines, specific
+}
+
+// groupsFor chooses the groups that apply to userAgent (RFC 9309 §2.2.1):
+// every group naming it, merged; else every "*" group. A group that names
+// the agent but has no rules still replaces "*". The token is compared
+// case-insensitively and as given.
+func (p *Policy) groupsFor(userAgent string) (gs []int32, specific bool) {
+	if len(p.agents) > 0 {
+		var buf [64]byte
+		if len(userAgent) <= len(buf) {
+			key := buf[:len(userAgent)]
+			for i := range len(userAgent) {
+				key[i] = lower(userAgent[i])
+			}
+			gs = p.agents[string(key)] // no allocation for a map index
+		} else {
+			gs = p.agents[strings.ToLower(userAgent)]
+		}
+		if len(gs) > 0 {
+			return gs, true
+		}
+	}
+	return p.global, false
+}
