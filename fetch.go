@@ -1,0 +1,565 @@
+package robotsext
+
+// This file fetches one origin's robots.txt and classifies the answer with
+// RFC 9309's outcome table (§2.3.1). Apply and FetchRobots share it, so the
+// robotscheck command sees exactly what a collector sees.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrInvalidURL: the URL could not be parsed or has no host.
+	ErrInvalidURL = errors.New("robotsext: invalid URL")
+	// ErrNotHTTP: the URL is not http or https, so no robots.txt governs it.
+	ErrNotHTTP = errors.New("robotsext: not an http or https URL")
+	// ErrUnreachable: robots.txt could not be fetched (5xx, 429, network
+	// error, timeout) and no good copy is at hand.
+	ErrUnreachable = errors.New("robotsext: robots.txt unreachable")
+	// ErrTooManyRedirects: robots.txt redirected more than MaxRedirects
+	// times, so it is unavailable.
+	ErrTooManyRedirects = errors.New("robotsext: robots.txt redirected too many times")
+	// ErrRedirectNotHTTP: robots.txt redirected to a URL that is not http
+	// or https, so it is unavailable.
+	ErrRedirectNotHTTP = errors.New("robotsext: robots.txt redirected to a non-http URL")
+	// ErrBlocked: robots.txt disallows the URL. Redirect hops refused by
+	// the Extension fail with an error wrapping ErrBlocked (a *BlockedError).
+	ErrBlocked = errors.New("robotsext: disallowed by robots.txt")
+)
+
+// Outcome classifies a robots.txt fetch (RFC 9309 §2.3.1).
+type Outcome uint8
+
+const (
+	// OutcomeUnreachable: 5xx, 429, network or TLS error, timeout, or a
+	// body cut short. It is the zero value: knowing nothing is treated as
+	// unreachable, and the FailMode decides.
+	OutcomeUnreachable Outcome = iota
+	// OutcomeOK: 2xx; the body was parsed into Robots.Policy. A 304 answer
+	// to a revalidation is OK too, with the previous Policy.
+	OutcomeOK
+	// OutcomeUnavailable: 4xx (401 and 403 included unless
+	// WithUnauthorizedDisallowAll), more than MaxRedirects redirects, a
+	// redirect to a non-http URL, or another 3xx that cannot be followed.
+	// Everything is allowed.
+	OutcomeUnavailable
+	// OutcomeUnauthorized: 401 or 403 with WithUnauthorizedDisallowAll:
+	// everything is disallowed.
+	OutcomeUnauthorized
+)
+
+var outcomeText = [...]string{
+	OutcomeUnreachable:  "unreachable",
+	OutcomeOK:           "ok",
+	OutcomeUnavailable:  "unavailable",
+	OutcomeUnauthorized: "unauthorized",
+}
+
+// String returns "ok", "unavailable", "unreachable" or "unauthorized".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeText) {
+		return outcomeText[o]
+	}
+	return "unknown outcome"
+}
+
+// Robots is one fetch of an origin's robots.txt and what it means. It is
+// not modified after FetchRobots returns and is safe for concurrent use.
+type Robots struct {
+	// URL is the robots.txt URL requested: scheme, host (lower case,
+	// default port dropped) and "/robots.txt".
+	URL string
+	// FinalURL is the URL of the last response after redirects, or "" when
+	// there was no response.
+	FinalURL string
+	// Redirects counts the redirects followed.
+	Redirects int
+	// Status is the final HTTP status code, 0 when there was no response.
+	Status int
+	// Outcome classifies the answer.
+	Outcome Outcome
+	// Policy is the parsed file when Outcome is OutcomeOK, else nil.
+	Policy *Policy
+	// Err explains an unreachable or unavailable outcome that has no
+	// status of its own (network error, timeout, too many redirects), or
+	// holds the status as an error for 5xx and 429; nil otherwise.
+	Err error
+	// Size is the number of body bytes parsed; Truncated reports that the
+	// body was longer than MaxBodySize and was cut at the last full line.
+	Size      int
+	Truncated bool
+	// NotModified reports a 304 answer to a revalidation: Policy is the
+	// previous one.
+	NotModified bool
+	// FetchedAt is when the request was sent.
+	FetchedAt time.Time
+	// Expires is when the answer should be fetched again: from
+	// Cache-Control max-age or Expires within MaxCacheTTL, else the cache
+	// TTL; for an unreachable origin, after a backoff or Retry-After.
+	Expires time.Time
+	// RetryAfter is the response's Retry-After, 0 when absent.
+	RetryAfter time.Duration
+	// ETag and LastModified are the validators used to revalidate.
+	ETag         string
+	LastModified string
+}
+
+// FetchRobots fetches the robots.txt governing rawURL with the same
+// request rules, limits and outcome table as the Extension: a timeout
+// (WithTimeout), at most MaxRedirects redirects to http(s) URLs only,
+// Authorization and Cookie dropped when the host changes, at most
+// MaxBodySize bytes read. The request carries the headers of WithHeaders;
+// its User-Agent is that header, else the WithUserAgent token, else
+// "robotsext". Transport and proxy come from WithHTTPClient.
+//
+// Every answer of the origin, errors included, is reported in the Robots
+// (see Outcome). The error is non-nil only when rawURL has no robots.txt
+// (ErrInvalidURL, ErrNotHTTP) or ctx ends first.
+func FetchRobots(ctx context.Context, rawURL string, opts ...Option) (*Robots, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	o, err := originOf(u)
+	if err != nil {
+		return nil, err
+	}
+	cfg := newConfig(opts)
+	hdr := cloneHeader(cfg.headers)
+	if hdr.Get("User-Agent") == "" {
+		ua := cfg.token
+		if ua == "" {
+			ua = "robotsext"
+		}
+		hdr.Set("User-Agent", ua)
+	}
+	f := cfg.newFetcher()
+	defer f.close()
+	return f.fetch(ctx, o, hdr, nil, 1)
+}
+
+// Verdict decides rawURL (an absolute URL or a path) for userAgent from
+// this answer, with RFC 9309's outcome table: OK obeys Policy, unavailable
+// allows, unauthorized disallows, unreachable follows mode. /robots.txt
+// itself is always allowed and non-http(s) URLs are not governed.
+func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
+	path, ok := pathOfRaw(rawURL)
+	if !ok {
+		return Verdict{Allowed: true, Reason: ReasonNotApplicable}
+	}
+	if r == nil {
+		return decide(OutcomeUnreachable, nil, userAgent, path, mode)
+	}
+	return decide(r.Outcome, r.Policy, userAgent, path, mode)
+}
+
+// decide applies the outcome table to one request path.
+func decide(out Outcome, p *Policy, token, path string, mode FailMode) Verdict {
+	if path == "/robots.txt" {
+		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+	}
+	switch out {
+	case OutcomeOK:
+		return p.checkPath(token, path)
+	case OutcomeUnavailable:
+		return Verdict{Allowed: true, Reason: ReasonUnavailable}
+	case OutcomeUnauthorized:
+		return Verdict{Allowed: false, Reason: ReasonUnauthorized}
+	}
+	return Verdict{Allowed: mode == FailOpen, Reason: ReasonUnreachable}
+}
+
+// origin is what one robots.txt governs: scheme, host and port, with the
+// host lower-cased and the default port dropped (RFC 9309 §2.1). It is
+// comparable and, built from a URL already in that form, free to make.
+type origin struct {
+	https bool
+	host  string // URL.Host form: "name", "name:port", "[::1]:8080"
+}
+
+func (o origin) scheme() string {
+	if o.https {
+		return "https"
+	}
+	return "http"
+}
+
+// String returns "scheme://host".
+func (o origin) String() string { return o.scheme() + "://" + o.host }
+
+func (o origin) robotsURL() string { return o.String() + "/robots.txt" }
+
+// originOf returns the origin of u, ErrNotHTTP for other schemes and
+// ErrInvalidURL when there is no host. It does not allocate when u is
+// already canonical, which is how Colly hands URLs over.
+func originOf(u *url.URL) (origin, error) {
+	var o origin
+	switch {
+	case u.Scheme == "http" || strings.EqualFold(u.Scheme, "http"):
+	case u.Scheme == "https" || strings.EqualFold(u.Scheme, "https"):
+		o.https = true
+	default:
+		return o, ErrNotHTTP
+	}
+	host := u.Host
+	if host == "" || strings.ContainsAny(host, " /\\?#@") {
+		return o, ErrInvalidURL
+	}
+	host = strings.ToLower(host) // returns host itself when already lower case
+	h, port := splitHostPort(host)
+	if h == "" || h == "[]" {
+		return o, ErrInvalidURL
+	}
+	if port == "" || (port == "80" && !o.https) || (port == "443" && o.https) {
+		host = h
+	} else {
+		for i := 0; i < len(port); i++ {
+			if port[i] < '0' || port[i] > '9' {
+				return o, ErrInvalidURL
+			}
+		}
+	}
+	o.host = host
+	return o, nil
+}
+
+// pathOf returns what robots.txt rules are matched against for u: the path
+// and query as sent, starting with '/', non-ASCII octets percent-encoded.
+// It allocates only to join a query on, or to encode non-ASCII octets.
+func pathOf(u *url.URL) string {
+	var p string
+	if u.Opaque != "" {
+		// "http:opaque" sends Opaque as the request target; a "//host/p"
+		// form carries an authority to skip.
+		p = u.Opaque
+		if rest, ok := strings.CutPrefix(p, "//"); ok {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				p = rest[i:]
+			} else {
+				p = "/"
+			}
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+	} else {
+		p = u.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+	}
+	if u.RawQuery != "" {
+		p = p + "?" + u.RawQuery
+	} else if u.ForceQuery {
+		p += "?"
+	}
+	return escapeNonASCII(p)
+}
+
+// pathOfRaw is pathOf for a string that may be an absolute URL or a bare
+// path; ok is false for URLs of schemes robots.txt does not govern.
+func pathOfRaw(rawURL string) (string, bool) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return requestPath(rawURL), true
+	}
+	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return "", false
+	}
+	return pathOf(u), true
+}
+
+// fetcher makes robots.txt requests for one configuration.
+type fetcher struct {
+	cfg    *config
+	client *http.Client
+	owned  *http.Transport // our own transport, closed by close; nil when the user gave a client
+}
+
+// newFetcher prepares the HTTP client: a copy of the user's, or one on a
+// clone of http.DefaultTransport, with the robots.txt redirect rules.
+func (cfg *config) newFetcher() *fetcher {
+	f := &fetcher{cfg: cfg}
+	if cfg.client != nil {
+		cl := *cfg.client
+		f.client = &cl
+	} else {
+		f.owned = newTransport(cfg.timeout)
+		f.client = &http.Client{Transport: f.owned}
+	}
+	f.client.CheckRedirect = robotsRedirect
+	return f
+}
+
+// close releases the idle connections of a transport we made.
+func (f *fetcher) close() {
+	if f.owned != nil {
+		f.owned.CloseIdleConnections()
+	}
+}
+
+// newTransport clones http.DefaultTransport (proxy from the environment,
+// HTTP/2, dial timeouts) and bounds the handshake and the wait for headers.
+func newTransport(timeout time.Duration) *http.Transport {
+	var t *http.Transport
+	if dt, ok := http.DefaultTransport.(*http.Transport); ok {
+		t = dt.Clone()
+	} else { // replaced by a test double; start from sane settings
+		t = &http.Transport{
+			Proxy:               http.ProxyFromEnvironment,
+			DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConns:        100,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+		}
+	}
+	t.ResponseHeaderTimeout = timeout
+	t.MaxResponseHeaderBytes = 64 << 10
+	return t
+}
+
+// robotsRedirect is the CheckRedirect of robots.txt requests.
+func robotsRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > MaxRedirects {
+		return ErrTooManyRedirects
+	}
+	if s := req.URL.Scheme; !strings.EqualFold(s, "http") && !strings.EqualFold(s, "https") {
+		return ErrRedirectNotHTTP
+	}
+	if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+		req.Header.Del("Authorization")
+		req.Header.Del("Cookie")
+	}
+	return nil
+}
+
+// dropped are request headers the fetch manages itself.
+var dropped = [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range", "Accept-Encoding", "Content-Length", "Content-Type"}
+
+func cloneHeader(h http.Header) http.Header {
+	c := h.Clone()
+	if c == nil {
+		c = http.Header{}
+	}
+	for _, k := range dropped {
+		c.Del(k)
+	}
+	return c
+}
+
+// fetch requests o's robots.txt. hdr is used as the request's header and
+// must not be shared. prev, when it holds validators of a good copy, makes
+// the request conditional. failures is how many unreachable answers in a
+// row this one would make, for the backoff. The error is non-nil only
+// when ctx ends.
+func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Robots, failures int) (*Robots, error) {
+	cfg := f.cfg
+	r := &Robots{URL: o.robotsURL(), FetchedAt: cfg.now()}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, http.MethodGet, r.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	req.Header = hdr
+	if h := hdr.Get("Host"); h != "" {
+		req.Host = h
+	}
+	conditional := prev != nil && prev.Outcome == OutcomeOK && (prev.ETag != "" || prev.LastModified != "")
+	if conditional {
+		if prev.ETag != "" {
+			req.Header.Set("If-None-Match", prev.ETag)
+		}
+		if prev.LastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.LastModified)
+		}
+	}
+
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if resp != nil { // a refused redirect: net/http returns the last response, body closed
+			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)
+		}
+		switch {
+		case errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrRedirectNotHTTP):
+			r.Outcome, r.Err = OutcomeUnavailable, err
+			r.Expires = r.FetchedAt.Add(cfg.ttl)
+		default:
+			r.Outcome, r.Err = OutcomeUnreachable, err
+			r.Expires = r.FetchedAt.Add(backoff(failures, 0))
+		}
+		return r, nil
+	}
+	defer resp.Body.Close()
+	r.Status = resp.StatusCode
+	r.FinalURL = resp.Request.URL.String()
+	r.Redirects = countRedirects(resp)
+	r.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), r.FetchedAt)
+
+	switch s := resp.StatusCode; {
+	case s >= 200 && s < 300:
+		body, truncated, err := readBody(resp.Body)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("reading robots.txt body: %w", err)
+			r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
+			return r, nil
+		}
+		r.Outcome, r.Policy, r.Size, r.Truncated = OutcomeOK, ParsePolicy(body), len(body), truncated
+		r.ETag, r.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	case s == http.StatusNotModified && conditional:
+		r.Outcome, r.Policy, r.NotModified = OutcomeOK, prev.Policy, true
+		r.Size, r.Truncated = prev.Size, prev.Truncated
+		r.ETag, r.LastModified = prev.ETag, prev.LastModified
+		if e := resp.Header.Get("ETag"); e != "" {
+			r.ETag = e
+		}
+		if lm := resp.Header.Get("Last-Modified"); lm != "" {
+			r.LastModified = lm
+		}
+	case s >= 300 && s < 400: // a redirect we could not follow
+		r.Outcome = OutcomeUnavailable
+	case (s == http.StatusUnauthorized || s == http.StatusForbidden) && cfg.authDisallow:
+		r.Outcome = OutcomeUnauthorized
+	case s == http.StatusTooManyRequests || s >= 500 || s < 200:
+		r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("robots.txt answered HTTP %d", s)
+		r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
+		return r, nil
+	default: // 4xx
+		r.Outcome = OutcomeUnavailable
+	}
+	r.Expires = r.FetchedAt.Add(lifetime(resp.Header, r.FetchedAt, cfg.ttl))
+	return r, nil
+}
+
+// countRedirects counts the hops that led to resp.
+func countRedirects(resp *http.Response) int {
+	n := 0
+	for r := resp.Request; r != nil && r.Response != nil; r = r.Response.Request {
+		n++
+	}
+	return n
+}
+
+// readBody reads at most MaxBodySize bytes. When the body is longer, the
+// rest is ignored and the line the limit cut is dropped.
+func readBody(body io.Reader) (b []byte, truncated bool, err error) {
+	b, err = io.ReadAll(io.LimitReader(body, MaxBodySize+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(b) <= MaxBodySize {
+		return b, false, nil
+	}
+	b = b[:MaxBodySize]
+	if i := bytes.LastIndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i+1]
+	} else {
+		b = b[:0]
+	}
+	return b, true, nil
+}
+
+// lifetime is how long an answer stays fresh: Cache-Control max-age (less
+// Age) or Expires (against Date), capped at MaxCacheTTL and at least
+// minLifetime (no-cache, no-store and max-age=0 included, so that robots.txt
+// is not fetched again for every page); without either header, ttl.
+func lifetime(h http.Header, now time.Time, ttl time.Duration) time.Duration {
+	d, ok := headerLifetime(h, now)
+	if !ok {
+		d = ttl
+	}
+	return min(max(d, minLifetime), MaxCacheTTL)
+}
+
+func headerLifetime(h http.Header, now time.Time) (time.Duration, bool) {
+	var age time.Duration
+	if a, err := strconv.ParseInt(strings.TrimSpace(h.Get("Age")), 10, 64); err == nil && a > 0 {
+		age = secondsDuration(a)
+	}
+	for _, cc := range h.Values("Cache-Control") {
+		for _, d := range strings.Split(cc, ",") {
+			name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "no-store", "no-cache":
+				return 0, true
+			case "max-age":
+				n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(val), `"`), 10, 64)
+				if err == nil && n >= 0 {
+					return secondsDuration(n) - age, true
+				}
+			}
+		}
+	}
+	if exp := h.Get("Expires"); exp != "" {
+		t, err := http.ParseTime(exp)
+		if err != nil {
+			return 0, true // RFC 9111 §5.3: an invalid Expires means already expired
+		}
+		base := now
+		if d, err := http.ParseTime(h.Get("Date")); err == nil {
+			base = d
+		}
+		return t.Sub(base) - age, true
+	}
+	return 0, false
+}
+
+func secondsDuration(n int64) time.Duration {
+	if n > int64(MaxStale/time.Second) {
+		return MaxStale
+	}
+	return time.Duration(n) * time.Second
+}
+
+// retryAfter reads Retry-After: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 {
+			return 0
+		}
+		return secondsDuration(n)
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// backoff is how long an origin that was unreachable failures times in a
+// row is left alone: Retry-After when given (at most maxBackoff), else
+// minBackoff doubled per failure up to maxBackoff.
+func backoff(failures int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, maxBackoff)
+	}
+	d := minBackoff
+	for i := 1; i < failures && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, maxBackoff)
+}

@@ -1,0 +1,325 @@
+package robotsext
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Defaults and hard limits of the robots.txt fetch and cache.
+const (
+	// MaxCacheTTL is the longest a fetched robots.txt is used before it is
+	// fetched again (RFC 9309 §2.4), whatever the HTTP caching headers or
+	// WithCacheTTL say.
+	MaxCacheTTL = 24 * time.Hour
+	// MaxBodySize is how much of a robots.txt body is read (RFC 9309 §2.5
+	// requires at least 500 KiB). The rest is ignored, and a line cut by the
+	// limit is dropped.
+	MaxBodySize = 500 << 10
+	// MaxRedirects is how many consecutive redirects a robots.txt request
+	// follows (RFC 9309 §2.3.1.2). One more and robots.txt is unavailable.
+	MaxRedirects = 5
+	// MaxStale is how long a good robots.txt keeps being obeyed while its
+	// origin is unreachable (RFC 9309 §2.4).
+	MaxStale = 30 * 24 * time.Hour
+
+	defaultTimeout   = 10 * time.Second
+	defaultCacheSize = 4096
+	minLifetime      = time.Minute // floor for max-age=0, no-cache and past Expires
+	minBackoff       = time.Minute // first retry of an unreachable origin
+	maxBackoff       = time.Hour   // cap of the doubling backoff and of Retry-After
+)
+
+// FailMode says what an unreachable robots.txt (5xx, 429, network error,
+// timeout) means for the URLs it governs.
+type FailMode uint8
+
+const (
+	// FailClosed treats an unreachable robots.txt as "disallow everything",
+	// as RFC 9309 §2.3.1.4 requires. It is the zero value and the default.
+	FailClosed FailMode = iota
+	// FailOpen treats an unreachable robots.txt as "allow everything". Use
+	// it only for sites you are entitled to crawl regardless.
+	FailOpen
+)
+
+// String returns "fail-closed" or "fail-open".
+func (m FailMode) String() string {
+	if m == FailOpen {
+		return "fail-open"
+	}
+	return "fail-closed"
+}
+
+// Option configures Apply and FetchRobots. Options that only make sense
+// for a collector (such as WithOverride or WithShadowMode) are ignored by
+// FetchRobots.
+type Option func(*config)
+
+// RedirectHandler is the signature of http.Client.CheckRedirect and of
+// colly.Collector.SetRedirectHandler.
+type RedirectHandler = func(req *http.Request, via []*http.Request) error
+
+// config is the settled form of the options. It is built once and then
+// only read.
+type config struct {
+	token        string // product token; "" derives it from the User-Agent
+	failMode     FailMode
+	overrides    []hostPattern
+	badOverrides []string // patterns WithOverride could not use, logged by Apply
+	client       *http.Client
+	ttl          time.Duration
+	timeout      time.Duration
+	cacheSize    int
+	shadow       bool
+	authDisallow bool // 401/403 mean "disallow all"
+	logger       *slog.Logger
+	headers      http.Header
+	redirect     RedirectHandler // the user's redirect handler, run after ours
+	redirectSet  bool
+	now          func() time.Time // injectable clock
+}
+
+func newConfig(opts []Option) *config {
+	cfg := &config{
+		ttl:       MaxCacheTTL,
+		timeout:   defaultTimeout,
+		cacheSize: defaultCacheSize,
+		now:       time.Now,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(cfg)
+		}
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
+// WithUserAgent sets the product token matched against robots.txt
+// user-agent lines (RFC 9309 §2.2.1), such as "MyBot". By default the token
+// is the leading run of letters, '-' and '_' of the collector's User-Agent
+// ("colly" for Colly's default, "MyBot" for "MyBot/1.2 (+https://…)").
+// The token should appear in the User-Agent actually sent; the Extension
+// logs a warning once when it does not. FetchRobots also sends the token as
+// its User-Agent header unless WithHeaders gives one.
+func WithUserAgent(token string) Option {
+	return func(c *config) { c.token = strings.TrimSpace(token) }
+}
+
+// WithFailMode chooses what an unreachable robots.txt means: FailClosed
+// (the default) blocks the origin, FailOpen allows it. A previously good
+// copy of robots.txt is obeyed either way while it is at most 30 days old.
+func WithFailMode(m FailMode) Option {
+	return func(c *config) { c.failMode = m }
+}
+
+// WithOverride lists sites the crawler owns or may crawl regardless: their
+// Allow and Disallow rules are not applied and a failing robots.txt never
+// blocks them, but their Crawl-delay and Sitemaps are still read. A pattern
+// is either a host ("shop.example.com", matching any port), a host and port
+// ("shop.example.com:8443", "[::1]:8080"), or "*." and a domain
+// ("*.example.org", matching every subdomain but not example.org itself).
+// Matching is case-insensitive. Other patterns (any other '*', a scheme or
+// a path) are ignored and reported by the logger. WithOverride may be given
+// several times; the lists add up.
+func WithOverride(hosts ...string) Option {
+	return func(c *config) {
+		for _, h := range hosts {
+			if p, ok := parseHostPattern(h); ok {
+				c.overrides = append(c.overrides, p)
+			} else {
+				c.badOverrides = append(c.badOverrides, h)
+			}
+		}
+	}
+}
+
+// WithHTTPClient sets the client robots.txt is fetched with, for example
+// one sharing the crawl's proxy and transport. Its Transport, Jar and
+// Timeout are used; its CheckRedirect is not (robots.txt requests follow
+// at most five redirects, only to http and https URLs, and drop
+// Authorization and Cookie headers when the host changes). The client is
+// copied, never modified. By default each Extension uses its own client on
+// a clone of http.DefaultTransport.
+func WithHTTPClient(cl *http.Client) Option {
+	return func(c *config) { c.client = cl }
+}
+
+// WithCacheTTL sets how long a robots.txt is used when its response has no
+// Cache-Control max-age or Expires. The default and the cap are 24 hours
+// (RFC 9309 §2.4); values ≤ 0 restore the default.
+func WithCacheTTL(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 || d > MaxCacheTTL {
+			d = MaxCacheTTL
+		}
+		c.ttl = d
+	}
+}
+
+// WithTimeout bounds one robots.txt fetch, redirects and body included.
+// The default is 10 seconds; values ≤ 0 restore it. A fetch that times out
+// makes robots.txt unreachable.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			d = defaultTimeout
+		}
+		c.timeout = d
+	}
+}
+
+// WithCacheSize bounds how many origins' robots.txt the Extension keeps
+// (least recently used first out), so that a crawl over many hosts cannot
+// grow memory without limit. The default is 4096; values < 1 restore it.
+// An evicted origin's robots.txt is fetched again on its next request.
+func WithCacheSize(origins int) Option {
+	return func(c *config) {
+		if origins < 1 {
+			origins = defaultCacheSize
+		}
+		c.cacheSize = origins
+	}
+}
+
+// WithShadowMode reports the requests robots.txt would block, through
+// OnBlocked, Stats and the logger, without aborting them. Use it to audit
+// a crawl before enforcing robots.txt.
+func WithShadowMode() Option {
+	return func(c *config) { c.shadow = true }
+}
+
+// WithUnauthorizedDisallowAll makes a robots.txt that answers 401 or 403
+// mean "disallow everything", the convention before RFC 9309. By default
+// they are 4xx like any other: robots.txt is unavailable and everything is
+// allowed (RFC 9309 §2.3.1.3).
+func WithUnauthorizedDisallowAll() Option {
+	return func(c *config) { c.authDisallow = true }
+}
+
+// WithLogger logs robots.txt fetch outcomes (Info, Warn when unreachable),
+// blocked requests (Debug; Info in shadow mode) and configuration problems
+// (Warn). By default nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// WithHeaders adds headers to every robots.txt request. With Apply they
+// are added to the collector's Headers and User-Agent; with FetchRobots
+// they are the only ones. Conditional and encoding headers are managed by
+// the fetch and ignored here.
+func WithHeaders(h http.Header) Option {
+	return func(c *config) {
+		if c.headers == nil {
+			c.headers = http.Header{}
+		}
+		for k, vs := range h {
+			for _, v := range vs {
+				c.headers.Add(k, v)
+			}
+		}
+	}
+}
+
+// WithRedirectHandler gives Apply the collector's own redirect policy, run
+// for every redirect hop the robots.txt check lets through. Colly keeps its
+// redirect handler private, so Apply cannot find one set earlier with
+// c.SetRedirectHandler: pass it here instead, or install
+// e.RedirectHandler(yours) with c.SetRedirectHandler after Apply. A nil
+// handler keeps Colly's default (at most 10 redirects, Authorization
+// dropped when the host changes).
+func WithRedirectHandler(fn RedirectHandler) Option {
+	return func(c *config) { c.redirect, c.redirectSet = fn, true }
+}
+
+// withClock replaces time.Now, so that tests can move time by hand.
+func withClock(now func() time.Time) Option {
+	return func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	}
+}
+
+// hostPattern is one WithOverride entry, already lower-cased.
+type hostPattern struct {
+	host   string // name or bracketed IPv6; for "*.d" the suffix ".d"
+	port   string // "" matches any port
+	suffix bool
+}
+
+// parseHostPattern reads a WithOverride pattern.
+func parseHostPattern(s string) (hostPattern, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	var p hostPattern
+	if rest, ok := strings.CutPrefix(s, "*."); ok {
+		p.suffix = true
+		s = rest
+	}
+	if s == "" || strings.ContainsAny(s, "*/?#@ \t") {
+		return hostPattern{}, false
+	}
+	host, port := splitHostPort(s)
+	if host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || (p.suffix && strings.HasPrefix(host, "[")) {
+		return hostPattern{}, false
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return hostPattern{}, false
+		}
+	}
+	p.host, p.port = host, port
+	if p.suffix {
+		p.host = "." + host
+	}
+	return p, true
+}
+
+// match reports whether the canonical host (lower case, default port
+// folded) is covered by p. A pattern port never matches a folded default
+// port, so "a:80" patterns match only "http://a:80" written out, which
+// Colly folds; write "a" for the default ports.
+func (p hostPattern) match(host, port string) bool {
+	if p.port != "" && p.port != port {
+		return false
+	}
+	if p.suffix {
+		return len(host) > len(p.host) && strings.HasSuffix(host, p.host)
+	}
+	return host == p.host
+}
+
+// splitHostPort splits "name:port", "[v6]:port", "name" or "[v6]" without
+// validating the port.
+func splitHostPort(hostport string) (host, port string) {
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return hostport, ""
+		}
+		host, rest := hostport[:end+1], hostport[end+1:]
+		if p, ok := strings.CutPrefix(rest, ":"); ok {
+			return host, p
+		}
+		return host, ""
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		return hostport[:i], hostport[i+1:]
+	}
+	return hostport, ""
+}
+
+// tokenOf derives a product token from a User-Agent header value: its
+// leading run of [A-Za-z_-].
+func tokenOf(userAgent string) string {
+	ua := strings.TrimSpace(userAgent)
+	i := 0
+	for i < len(ua) && isTokenChar(ua[i]) {
+		i++
+	}
+	return ua[:i]
+}
