@@ -2,23 +2,218 @@ package robotsext
 
 import (
 	"context"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 )
 
-// pacer turns each host's Crawl-delay / Request-rate into pacing.
-// STUB: the interface the extension calls; the implementation lands with the
-// Crawl-delay issue.
-type pacer struct{}
+// defaultMaxCrawlDelay caps Crawl-delay and Request-rate values when
+// WithMaxCrawlDelay is not given: a minute between requests is already slower
+// than any site plausibly means, and an uncapped value (Crawl-delay: 86400)
+// would stall a crawl.
+const defaultMaxCrawlDelay = 60 * time.Second
+
+// pacer spaces the page requests to each host by that host's Crawl-delay (or
+// Request-rate interval, whichever is slower, as Policy.CrawlDelay reports
+// it), counting the robots.txt request as the first one.
+//
+// The model is one "latest start" time per host: a request may start at
+// max(now, latest+delay), and that instant becomes the new latest start.
+// Slots are handed out under mu in the order wait is called, and the waiting
+// itself happens after mu is released, so a host with a long delay never
+// holds up requests to other hosts. Pacing lives in the OnRequest hook rather
+// than in Colly LimitRules because Colly matches rules first-come (a rule
+// added after the user's catch-all never applies) and adding a rule while an
+// Async crawl runs is a data race inside Colly; rules reports the pace as
+// LimitRules for inspection. A user's own LimitRule for the host delays
+// requests after the hook has let them go, so the two compose as the larger
+// of the two delays, never their sum.
+//
+// Hosts without a delay take no memory; a host's entry lives until its
+// robots.txt is re-fetched without a delay or forget is called for it (the
+// extension does when its origin cache evicts the origin), so the map is no
+// larger than that cache. A pacer is safe for concurrent use; it starts no
+// goroutines, and the only timers are those of waiting requests.
+type pacer struct {
+	max    time.Duration // cap on delays; set by newPacer, read-only after
+	logger *slog.Logger  // receives one warning per clamped host; never nil
+
+	// now and sleep are the clock; tests replace them before first use.
+	// sleep waits d or until ctx is done, returning ctx.Err() then.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+
+	nclamped atomic.Uint64 // delays clamped to max, one per loaded call
+
+	mu    sync.Mutex           // guards hosts; never held while waiting or logging
+	hosts map[string]*hostPace // by hostKey; only hosts with a delay
+}
+
+// hostPace is one host's pace. All fields are guarded by pacer.mu.
+type hostPace struct {
+	delay  time.Duration // minimum time between request starts; > 0, ≤ pacer.max
+	latest time.Time     // start of the latest request sent or given a slot
+	warned bool          // the clamp was logged for this host
+}
+
+// newPacer returns a pacer that caps delays at maxDelay
+// (defaultMaxCrawlDelay when maxDelay ≤ 0) and logs clamps to logger (nothing when nil), on the real
+// clock.
+func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
+	if maxDelay <= 0 {
+		maxDelay = defaultMaxCrawlDelay
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &pacer{
+		max:    maxDelay,
+		logger: logger,
+		now:    time.Now,
+		sleep:  sleepCtx,
+		hosts:  make(map[string]*hostPace),
+	}
+}
+
+// effectiveDelay is the pause to keep between requests to a host whose
+// robots.txt asks for delay (ok false: asks for none), capped at maxDelay.
+// paced is false when there is nothing to enforce; clamped reports that the
+// cap applied.
+func effectiveDelay(delay time.Duration, ok bool, maxDelay time.Duration) (d time.Duration, paced, clamped bool) {
+	switch {
+	case !ok || delay <= 0:
+		return 0, false, false
+	case delay > maxDelay:
+		return maxDelay, true, true
+	default:
+		return delay, true, false
+	}
+}
+
+// hostKey is the map key for a host in URL.Host form. Host names are
+// case-insensitive; the port, if any, is kept, so "a:80" and "a:8080" are
+// paced apart, exactly as the origins they name are.
+func hostKey(host string) string { return strings.ToLower(host) }
 
 // loaded is called each time an origin's robots.txt has been fetched (or
 // re-fetched) for host (URL.Host form, "name:port" when a port is given):
 // delay is Policy.CrawlDelay for our token (ok false: none), fetchedAt is
 // when the robots.txt request was sent, which counts toward the host's pace.
-func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt time.Time) {}
+// The new delay applies from the next request on; a file without one stops
+// the pacing.
+func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt time.Time) {
+	d, paced, clamped := effectiveDelay(delay, ok, pc.max)
+	key := hostKey(host)
+	warn := false
+
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	switch {
+	case !paced:
+		delete(pc.hosts, key)
+	case h == nil:
+		h = &hostPace{delay: d, latest: fetchedAt}
+		pc.hosts[key] = h
+	default:
+		h.delay = d
+		// max, not assignment: when the re-fetch was itself given a slot by
+		// wait, fetchedAt is that slot and must not be counted twice.
+		if fetchedAt.After(h.latest) {
+			h.latest = fetchedAt
+		}
+	}
+	if clamped {
+		warn = !h.warned
+		h.warned = true
+	}
+	pc.mu.Unlock()
+
+	if clamped {
+		pc.nclamped.Add(1)
+	}
+	if warn {
+		pc.logger.Warn("robotsext: Crawl-delay above the maximum, clamped",
+			"host", host, "crawl_delay", delay, "max", pc.max)
+	}
+}
+
+// reserve gives the next request to host a start slot as of now and returns
+// how long it must wait for it (0: go at once). A host without a delay is
+// not paced.
+func (pc *pacer) reserve(host string, now time.Time) time.Duration {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[hostKey(host)]
+	if h == nil {
+		return 0
+	}
+	start := h.latest.Add(h.delay)
+	if start.Before(now) {
+		start = now
+	}
+	h.latest = start
+	return start.Sub(now)
+}
 
 // wait blocks until a page request to host may be sent, or ctx is done.
 // It is called from the OnRequest hook for requests that will go out.
-func (pc *pacer) wait(ctx context.Context, host string) error { return nil }
+// A slot given up because ctx ended is not handed back: the crawl is being
+// cancelled, and a host paced too slowly is never impolite.
+func (pc *pacer) wait(ctx context.Context, host string) error {
+	d := pc.reserve(host, pc.now())
+	if d <= 0 {
+		return ctx.Err()
+	}
+	return pc.sleep(ctx, d)
+}
+
+// forget drops host's pace. The extension calls it when it evicts the
+// host's origin from its cache, which bounds the pacer's memory by the
+// cache's; the next robots.txt fetch for the host calls loaded again.
+func (pc *pacer) forget(host string) {
+	pc.mu.Lock()
+	delete(pc.hosts, hostKey(host))
+	pc.mu.Unlock()
+}
 
 // clamped reports how many Crawl-delays were clamped to the maximum.
-func (pc *pacer) clamped() uint64 { return 0 }
+func (pc *pacer) clamped() uint64 { return pc.nclamped.Load() }
+
+// rules describes the current pace of every paced host as Colly LimitRules,
+// sorted by host: DomainRegexp matches exactly that host (any case, port
+// included; metacharacters quoted), Parallelism 1, Delay the effective
+// delay. They are values for inspection; the pacer does not install them.
+// Registered with Collector.Limits before a later crawl they would pace it
+// the same way, Colly counting the delay from the end of each response.
+func (pc *pacer) rules() []colly.LimitRule {
+	pc.mu.Lock()
+	rs := make([]colly.LimitRule, 0, len(pc.hosts))
+	for key, h := range pc.hosts {
+		rs = append(rs, colly.LimitRule{
+			DomainRegexp: `(?i)^` + regexp.QuoteMeta(key) + `$`,
+			Delay:        h.delay,
+			Parallelism:  1,
+		})
+	}
+	pc.mu.Unlock()
+	slices.SortFunc(rs, func(a, b colly.LimitRule) int { return strings.Compare(a.DomainRegexp, b.DomainRegexp) })
+	return rs
+}
+
+// sleepCtx waits d on the real clock, or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
