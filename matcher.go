@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 )
@@ -54,12 +55,14 @@ func kindOf(allow bool, value []byte) ruleKind {
 // last '/' when that slash starts "/index.htm", else -1. Such an Allow rule
 // also allows the directory itself (the reference's index.html rule).
 func indexHTMLPrefix(value []byte) int {
-	k := strings.LastIndexByte(string(value), '/')
-	if k < 0 || !strings.HasPrefix(string(value[k:]), "/index.htm") {
+	k := bytes.LastIndexByte(value, '/')
+	if k < 0 || !bytes.HasPrefix(value[k:], indexHTM) {
 		return -1
 	}
 	return k + 1
 }
+
+var indexHTM = []byte("/index.htm")
 
 const hexDigits = "0123456789ABCDEF"
 
@@ -82,22 +85,29 @@ func escapedLen(s []byte) int {
 // octets outside US-ASCII are percent-encoded and the hex digits of existing
 // %xx escapes are upper-cased. Nothing is decoded.
 func writeEscaped(w *strings.Builder, s []byte) {
+	done := 0 // s[:done] is written
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+		if c != '%' && c < 0x80 {
+			continue
+		}
+		if c == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])) {
+			continue
+		}
+		w.Write(s[done:i])
+		if c == '%' {
 			w.WriteByte('%')
 			w.WriteByte(upper(s[i+1]))
 			w.WriteByte(upper(s[i+2]))
 			i += 2
-		case c >= 0x80:
+		} else {
 			w.WriteByte('%')
 			w.WriteByte(hexDigits[c>>4])
 			w.WriteByte(hexDigits[c&15])
-		default:
-			w.WriteByte(c)
 		}
+		done = i + 1
 	}
+	w.Write(s[done:])
 }
 
 func upper(c byte) byte {
@@ -121,7 +131,12 @@ func (p *Policy) compile() {
 		}
 		for _, k := range [...]ruleKind{allowWild, disallowWild} {
 			rs := p.rules[gr.spans[k].start:gr.spans[k].end]
-			slices.SortStableFunc(rs, func(a, b rule) int { return int(b.n) - int(a.n) })
+			slices.SortFunc(rs, func(a, b rule) int {
+				if a.n != b.n {
+					return int(b.n) - int(a.n)
+				}
+				return int(a.line) - int(b.line)
+			})
 		}
 	}
 	for i := p.wildBase; i < len(p.rules); i++ {
@@ -133,8 +148,11 @@ func (p *Policy) compile() {
 // line stays), links each pattern to its longest proper prefix in rs, and
 // returns how many rules remain.
 func (p *Policy) compileLiterals(rs []rule) int {
-	slices.SortStableFunc(rs, func(a, b rule) int {
-		return strings.Compare(p.pattern(a), p.pattern(b))
+	slices.SortFunc(rs, func(a, b rule) int {
+		if c := strings.Compare(p.pattern(a), p.pattern(b)); c != 0 {
+			return c
+		}
+		return int(a.line) - int(b.line)
 	})
 	rs = slices.CompactFunc(rs, func(a, b rule) bool { return p.pattern(a) == p.pattern(b) })
 	var stack []int32 // chain of prefixes of the current pattern

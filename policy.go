@@ -5,7 +5,7 @@ package robotsext
 import (
 	"bytes"
 	"math"
-	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,9 +47,12 @@ type Policy struct {
 // group is one record of robots.txt: one or more user-agent lines followed by
 // rules. Its rules live in Policy.rules, in four spans (see ruleKind).
 type group struct {
-	line     int32          // line of the group's first user-agent line
-	spans    [numKinds]span // where each kind of rule lives in Policy.rules
-	delay    time.Duration  // slowest Crawl-delay / Request-rate interval seen
+	line int32 // line of the group's first user-agent line
+	// spans says where each kind of rule lives in Policy.rules. While the
+	// builder counts, spans[k].end holds the number of rules of kind k;
+	// while it places rules, spans[k].end is the next free slot.
+	spans    [numKinds]span
+	delay    time.Duration // slowest Crawl-delay / Request-rate interval seen
 	hasDelay bool
 }
 
@@ -255,13 +258,11 @@ func isTokenChar(c byte) bool {
 type builder struct {
 	p Policy
 
-	cur      int32 // index of the open group, -1 before the first user-agent line
+	cur      int32 // index of the open group
 	sawRule  bool  // a rule line followed the open group's user-agent lines
-	textSize int
-	counts   [][numKinds]int32
-	next     [][numKinds]int32 // place: next free slot per group and kind
+	textSize int   // bytes of patterns, counted in the first pass
 	text     strings.Builder
-	seenMaps map[string]bool // sitemaps already listed
+	seenMaps map[string]bool // sitemaps already listed, once there are many
 }
 
 // openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
@@ -269,7 +270,6 @@ type builder struct {
 func (b *builder) openGroup(line int32) {
 	if len(b.p.groups) == 0 || b.sawRule {
 		b.p.groups = append(b.p.groups, group{line: line})
-		b.counts = append(b.counts, [numKinds]int32{})
 		b.sawRule = false
 	}
 	b.cur = int32(len(b.p.groups) - 1)
@@ -291,11 +291,12 @@ func (b *builder) count(d directive) {
 		b.sawRule = true
 		n := escapedLen(d.value)
 		kind := kindOf(d.key == keyAllow, d.value)
-		b.counts[b.cur][kind]++
+		spans := &b.p.groups[b.cur].spans
+		spans[kind].end++
 		b.textSize += n
 		if d.key == keyAllow {
 			if k := indexHTMLPrefix(d.value); k >= 0 {
-				b.counts[b.cur][allowWild]++
+				spans[allowWild].end++
 				b.textSize += escapedLen(d.value[:k]) + 1
 			}
 		}
@@ -329,33 +330,63 @@ func (b *builder) addAgent(value []byte) {
 	if b.p.agents == nil {
 		b.p.agents = make(map[string][]int32)
 	}
-	key := strings.ToLower(string(token))
-	if gs := b.p.agents[key]; len(gs) == 0 || gs[len(gs)-1] != b.cur {
-		b.p.agents[key] = append(gs, b.cur)
+	var buf [64]byte
+	low := append(buf[:0], token...)
+	for i, c := range low {
+		low[i] = lower(c)
+	}
+	gs, ok := b.p.agents[string(low)]
+	if !ok {
+		b.p.agents[string(low)] = []int32{b.cur}
+	} else if gs[len(gs)-1] != b.cur {
+		b.p.agents[string(low)] = append(gs, b.cur)
 	}
 }
 
-// addSitemap keeps absolute http(s) URLs, once each, in file order.
+// addSitemap keeps absolute http(s) URLs with a host, once each, in file
+// order.
 func (b *builder) addSitemap(value []byte) {
-	s := string(value)
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	rest, ok := cutPrefixFold(value, "http://")
+	if !ok {
+		rest, ok = cutPrefixFold(value, "https://")
+	}
+	if !ok || len(rest) == 0 || rest[0] == '/' || bytes.IndexByte(value, ' ') >= 0 {
 		return
 	}
-	if b.seenMaps == nil {
-		b.seenMaps = make(map[string]bool)
+	const scanLimit = 16 // below this many, a linear scan is cheaper than a map
+	if len(b.p.sitemaps) < scanLimit {
+		if slices.Contains(b.p.sitemaps, string(value)) {
+			return
+		}
+	} else {
+		if b.seenMaps == nil {
+			b.seenMaps = make(map[string]bool)
+			for _, s := range b.p.sitemaps {
+				b.seenMaps[s] = true
+			}
+		}
+		if b.seenMaps[string(value)] {
+			return
+		}
 	}
-	if !b.seenMaps[s] {
+	s := string(value)
+	if b.seenMaps != nil {
 		b.seenMaps[s] = true
-		b.p.sitemaps = append(b.p.sitemaps, s)
 	}
+	b.p.sitemaps = append(b.p.sitemaps, s)
+}
+
+func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
+	if len(s) < len(prefix) || !equalFold(s[:len(prefix)], prefix) {
+		return s, false
+	}
+	return s[len(prefix):], true
 }
 
 // layout gives every group and kind its slots in one rules slice: all
 // literal rules first, then all wildcard rules, so that the wildcard masks
 // form one dense slice.
 func (b *builder) layout() {
-	b.next = make([][numKinds]int32, len(b.p.groups))
 	var pos int32
 	for _, kinds := range [][]ruleKind{{allowLit, disallowLit}, {allowWild, disallowWild}} {
 		if kinds[0] == allowWild {
@@ -363,9 +394,10 @@ func (b *builder) layout() {
 		}
 		for g := range b.p.groups {
 			for _, k := range kinds {
-				b.p.groups[g].spans[k] = span{pos, pos + b.counts[g][k]}
-				b.next[g][k] = pos
-				pos += b.counts[g][k]
+				sp := &b.p.groups[g].spans[k]
+				count := sp.end
+				*sp = span{pos, pos} // place fills it up to pos+count
+				pos += count
 			}
 		}
 	}
@@ -373,7 +405,7 @@ func (b *builder) layout() {
 	b.p.masks = make([]uint64, int(pos)-b.p.wildBase)
 	b.text.Grow(b.textSize)
 	// The second pass forms the groups again.
-	b.p.groups, b.counts = b.p.groups[:0], nil
+	b.p.groups = b.p.groups[:0]
 	b.sawRule = false
 }
 
@@ -425,9 +457,9 @@ func (b *builder) addPattern(pattern, written []byte, line int32) (r rule) {
 
 func (b *builder) addRule(kind ruleKind, r rule, line int32) {
 	r.line = line
-	g := b.cur
-	b.p.rules[b.next[g][kind]] = r
-	b.next[g][kind]++
+	sp := &b.p.groups[b.cur].spans[kind]
+	b.p.rules[sp.end] = r
+	sp.end++
 }
 
 func (b *builder) finish() *Policy {

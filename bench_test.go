@@ -1,0 +1,271 @@
+package robotsext
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/temoto/robotstxt"
+)
+
+// Benchmarks of parsing and checking, side by side with
+// github.com/temoto/robotstxt (what Colly uses today) on the same inputs.
+// Compare the two columns of one run; absolute figures depend on the machine.
+//
+//	go test -run '^$' -bench . -benchmem
+
+const benchAgent = "FooBot"
+
+// benchInput is a robots.txt file and URLs to ask about it.
+type benchInput struct {
+	name   string
+	robots []byte
+	urls   []string
+}
+
+var smallRobots = "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/public-page.html\n"
+
+// typicalRobots looks like a CMS's file: a few groups, prefixes and a handful
+// of wildcards, a sitemap and a crawl delay.
+var typicalRobots = `# robots.txt for a typical site
+User-agent: *
+Disallow: /wp-admin/
+Allow: /wp-admin/admin-ajax.php
+Disallow: /cgi-bin/
+Disallow: /search
+Disallow: /*?replytocom=
+Disallow: /*?s=
+Disallow: /*/feed/$
+Disallow: /tag/*/page/
+Disallow: /cart/
+Disallow: /checkout/
+Disallow: /account/
+Crawl-delay: 2
+
+User-agent: FooBot
+Disallow: /private/
+Disallow: /*.pdf$
+Allow: /private/press/
+Disallow: /tmp/
+
+User-agent: BadBot
+Disallow: /
+
+Sitemap: https://www.example.com/sitemap.xml
+`
+
+// largeRobots has many groups with literal and wildcard rules.
+func largeRobots() string {
+	var b strings.Builder
+	for g := range 50 {
+		fmt.Fprintf(&b, "User-agent: bot%s\n", letters(g))
+		for r := range 40 {
+			fmt.Fprintf(&b, "Disallow: /section%d/page%d/\n", g, r)
+			if r%4 == 0 {
+				fmt.Fprintf(&b, "Disallow: /*/print%d/*.html$\n", r)
+			}
+		}
+	}
+	b.WriteString("User-agent: FooBot\n")
+	for r := range 200 {
+		fmt.Fprintf(&b, "Disallow: /shop/item%d/\nAllow: /shop/item%d/public\n", r, r)
+		if r%10 == 0 {
+			fmt.Fprintf(&b, "Disallow: /*?session%d=\n", r)
+		}
+	}
+	return b.String()
+}
+
+var benchURLs = []string{
+	"/", "/about", "/private/secret", "/private/press/2024.html", "/docs/manual.pdf",
+	"/wp-admin/admin-ajax.php", "/blog/post/feed/", "/search?q=robots", "/tag/go/page/2",
+	"/shop/item150/public/index.html", "/shop/item7/x?session70=1", "/section3/print4/a.html",
+}
+
+func syntheticInputs() []benchInput {
+	return []benchInput{
+		{"small", []byte(smallRobots), benchURLs},
+		{"typical", []byte(typicalRobots), benchURLs},
+		{"large", []byte(largeRobots()), benchURLs},
+	}
+}
+
+// corpusInputs loads the real-world files from ../shared/corpus/robots, with
+// URLs made from each file's own rule paths (so that rules really match), or
+// skips the benchmark when the corpus is absent.
+func corpusInputs(b *testing.B) []benchInput {
+	files, _ := filepath.Glob(filepath.Join("..", "shared", "corpus", "robots", "*.txt"))
+	if len(files) == 0 {
+		b.Skip("no corpus in ../shared/corpus/robots")
+	}
+	var out []benchInput
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, benchInput{filepath.Base(name), data, corpusURLs(data)})
+	}
+	return out
+}
+
+// corpusURLs picks up to 20 paths from the file's rules, with '*' and '$'
+// replaced so that they read like URLs, plus a few common pages.
+func corpusURLs(robots []byte) []string {
+	urls := []string{"/", "/index.html", "/search?q=x", "/images/logo.png"}
+	eachDirective(robots, func(d directive) {
+		if len(urls) >= 24 || (d.key != keyAllow && d.key != keyDisallow) || len(d.value) == 0 || d.value[0] != '/' {
+			return
+		}
+		v := strings.NewReplacer("*", "x", "$", "").Replace(string(d.value))
+		urls = append(urls, v, v+"/page.html?id=7")
+	})
+	return urls
+}
+
+func BenchmarkParse(b *testing.B) {
+	inputs := syntheticInputs()
+	for _, in := range inputs {
+		benchParse(b, in.name, [][]byte{in.robots})
+	}
+	b.Run("corpus", func(b *testing.B) {
+		var all [][]byte
+		for _, in := range corpusInputs(b) {
+			all = append(all, in.robots)
+		}
+		benchParse(b, "all", all)
+	})
+}
+
+func benchParse(b *testing.B, name string, files [][]byte) {
+	total := 0
+	for _, f := range files {
+		total += len(f)
+	}
+	b.Run(name+"/robotsext", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		allocBytes := measureAlloc(b, func() {
+			for _, f := range files {
+				_ = ParsePolicy(f)
+			}
+		})
+		b.ReportMetric(allocBytes/float64(total), "allocB/inB")
+	})
+	b.Run(name+"/temoto", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		allocBytes := measureAlloc(b, func() {
+			for _, f := range files {
+				_, _ = robotstxt.FromBytes(f)
+			}
+		})
+		b.ReportMetric(allocBytes/float64(total), "allocB/inB")
+	})
+}
+
+// measureAlloc runs fn b.N times and returns the bytes allocated per run.
+func measureAlloc(b *testing.B, fn func()) float64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for range b.N {
+		fn()
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(b.N)
+}
+
+// A check is one question to an already parsed file. temoto is asked as
+// Colly asks it (TestAgent finds the group on every call).
+func BenchmarkCheck(b *testing.B) {
+	for _, in := range syntheticInputs() {
+		benchCheck(b, in.name, []benchInput{in})
+	}
+	b.Run("corpus", func(b *testing.B) { benchCheck(b, "all", corpusInputs(b)) })
+}
+
+func benchCheck(b *testing.B, name string, inputs []benchInput) {
+	type question struct {
+		ours   *Policy
+		theirs *robotstxt.RobotsData
+		url    string
+	}
+	var qs []question
+	for _, in := range inputs {
+		p := ParsePolicy(in.robots)
+		t, err := robotstxt.FromBytes(in.robots)
+		if err != nil {
+			t = nil // temoto rejects some files; skip them for both
+		}
+		for _, u := range in.urls {
+			if t != nil {
+				qs = append(qs, question{p, t, u})
+			}
+		}
+	}
+	if len(qs) == 0 {
+		b.Skip("no questions")
+	}
+	b.Run(name+"/robotsext", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			q := &qs[i%len(qs)]
+			_ = q.ours.Check(benchAgent, q.url)
+		}
+	})
+	b.Run(name+"/temoto", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			q := &qs[i%len(qs)]
+			_ = q.theirs.TestAgent(q.url, benchAgent)
+		}
+	})
+}
+
+// The cost of a check must not grow with the number of literal rules:
+// compare /20 with /2000.
+func BenchmarkCheckLiteralRules(b *testing.B) {
+	for _, n := range []int{20, 2000} {
+		var sb strings.Builder
+		sb.WriteString("User-agent: *\n")
+		for i := range n {
+			fmt.Fprintf(&sb, "Disallow: /catalog/%05d/\nAllow: /catalog/%05d/public/\n", i*7, i*7)
+		}
+		p := ParsePolicy([]byte(sb.String()))
+		urls := []string{"/catalog/00007/public/a.html", "/catalog/00008/x", "/about/team", fmt.Sprintf("/catalog/%05d/y", (n-1)*7)}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				_ = p.Check(benchAgent, urls[i%len(urls)])
+			}
+		})
+	}
+}
+
+// Pathological wildcards: 200 '*' against a 4 KB URL stay polynomial.
+func BenchmarkCheckPathological(b *testing.B) {
+	robots := []byte("User-agent: *\nDisallow: /" + strings.Repeat("*a", 200) + "b\nDisallow: /" + strings.Repeat("*", 200) + "$\n")
+	url := "/" + strings.Repeat("a", 4096)
+	p := ParsePolicy(robots)
+	b.Run("robotsext", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = p.Check(benchAgent, url)
+		}
+	})
+	t, err := robotstxt.FromBytes(robots)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("temoto", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = t.TestAgent(url, benchAgent)
+		}
+	})
+}

@@ -1,0 +1,313 @@
+package robotsext
+
+import (
+	"strings"
+	"testing"
+)
+
+// checkCase is one decision: robots.txt, the crawler's token, a URL, and the
+// expected verdict. line 0 means no rule decided.
+type checkCase struct {
+	name    string
+	robots  string
+	ua      string
+	url     string
+	allowed bool
+	line    int
+	reason  Reason
+}
+
+func runCheckCases(t *testing.T, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ua := tc.ua
+			if ua == "" {
+				ua = "FooBot"
+			}
+			got := ParsePolicy([]byte(tc.robots)).Check(ua, tc.url)
+			if got.Allowed != tc.allowed || got.Line != tc.line || got.Reason != tc.reason {
+				t.Errorf("Check(%q, %q) = %+v; want allowed=%v line=%d reason=%q\nrobots.txt:\n%s",
+					ua, tc.url, got, tc.allowed, tc.line, tc.reason, tc.robots)
+			}
+		})
+	}
+}
+
+// The worked examples of the matcher issue.
+func TestCheckWorkedExamples(t *testing.T) {
+	t.Parallel()
+	site := "User-agent: *\nDisallow: /private/\nDisallow: /*.pdf$\nAllow: /private/public-page.html\n"
+	docs := "User-agent: *\nDisallow: /docs\nAllow: /docs/public\n"
+	runCheckCases(t, []checkCase{
+		{"about", site, "", "https://example.com/about", true, 0, ReasonNoMatch},
+		{"private", site, "", "https://example.com/private/secrets", false, 2, ReasonDisallowRule},
+		{"public page", site, "", "https://example.com/private/public-page.html", true, 4, ReasonAllowRule},
+		{"pdf", site, "", "https://example.com/docs/manual.pdf", false, 3, ReasonDisallowRule},
+		{"pdf with query", site, "", "https://example.com/docs/manual.pdf?download=1", true, 0, ReasonNoMatch},
+		{"explicit allow", docs, "", "/docs/public/a", true, 3, ReasonAllowRule},
+		{"docs secret", docs, "", "/docs/secret", false, 2, ReasonDisallowRule},
+		{"no rule matched", "User-agent: *\nDisallow: /private\n", "", "/public", true, 0, ReasonNoMatch},
+	})
+}
+
+// Examples from RFC 9309 §2.2.2, §2.2.3 and §5.
+func TestCheckRFCExamples(t *testing.T) {
+	t.Parallel()
+	// §5.1: a file with several groups.
+	rfc51 := `User-Agent: *
+Disallow: *.gif$
+Disallow: /example/
+Allow: /publications/
+
+User-Agent: foobot
+Disallow:/
+Allow:/example/page.html
+Allow:/example/allowed.gif
+
+User-Agent: barbot
+User-Agent: bazbot
+Disallow: /example/page.html
+
+User-Agent: quxbot
+
+EOF`
+	// §5.2: longest match.
+	rfc52 := "User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n"
+	runCheckCases(t, []checkCase{
+		{"5.1 star gif", rfc51, "ExampleBot", "/foo.gif", false, 2, ReasonDisallowRule},
+		{"5.1 star example", rfc51, "ExampleBot", "/example/x", false, 3, ReasonDisallowRule},
+		{"5.1 star publications", rfc51, "ExampleBot", "/publications/x", true, 4, ReasonAllowRule},
+		{"5.1 foobot root", rfc51, "foobot", "/", false, 7, ReasonDisallowRule},
+		{"5.1 foobot page", rfc51, "foobot", "/example/page.html", true, 8, ReasonAllowRule},
+		{"5.1 foobot gif", rfc51, "foobot", "/example/allowed.gif", true, 9, ReasonAllowRule},
+		{"5.1 barbot page", rfc51, "barbot", "/example/page.html", false, 13, ReasonDisallowRule},
+		{"5.1 bazbot page", rfc51, "bazbot", "/example/page.html", false, 13, ReasonDisallowRule},
+		{"5.1 bazbot gif not star", rfc51, "bazbot", "/foo.gif", true, 0, ReasonNoMatch},
+		{"5.1 quxbot empty group", rfc51, "quxbot", "/example/x", true, 0, ReasonNoMatch},
+		{"5.2 longest allow", rfc52, "foobot", "/example/page/", true, 2, ReasonAllowRule},
+		{"5.2 longest disallow", rfc52, "foobot", "/example/page/disallowed.gif", false, 3, ReasonDisallowRule},
+		// §2.2.3 special characters.
+		{"$ anchors", "User-agent: *\nAllow: /this/path$\nDisallow: /this\n", "", "/this/path", true, 2, ReasonAllowRule},
+		{"$ anchors longer", "User-agent: *\nAllow: /this/path$\nDisallow: /this\n", "", "/this/path/x", false, 3, ReasonDisallowRule},
+		{"star any", "User-agent: *\nDisallow: /path/*/file\n", "", "/path/a/b/file.html", false, 2, ReasonDisallowRule},
+		{"percent encoded slash", "User-agent: *\nDisallow: /path/file-with-a-%2F.html\n", "", "/path/file-with-a-%2F.html", false, 2, ReasonDisallowRule},
+		{"percent encoded slash is not slash", "User-agent: *\nDisallow: /path/foo-%2F\n", "", "/path/foo-/", true, 0, ReasonNoMatch},
+	})
+}
+
+func TestCheckGroups(t *testing.T) {
+	t.Parallel()
+	runCheckCases(t, []checkCase{
+		{"specific replaces star", "User-agent: *\nDisallow: /\nUser-agent: FooBot\nDisallow: /x\n", "", "/y", true, 0, ReasonNoMatch},
+		{"star used when no match", "User-agent: *\nDisallow: /\nUser-agent: BarBot\nDisallow: /x\n", "", "/y", false, 2, ReasonDisallowRule},
+		{"blank line does not close group", "User-agent: FooBot\n\nUser-agent: *\nDisallow: /\n", "", "/y", false, 4, ReasonDisallowRule},
+		{"agent line at end replaces star", "User-agent: *\nDisallow: /\nUser-agent: FooBot\n", "", "/y", true, 0, ReasonNoMatch},
+		{"groups merged", "User-agent: FooBot\nDisallow: /a\nUser-agent: BarBot\nDisallow: /b\nUser-agent: FooBot\nDisallow: /c\n", "", "/c", false, 6, ReasonDisallowRule},
+		{"star groups merged", "User-agent: *\nDisallow: /a\nUser-agent: BarBot\nDisallow: /b\nUser-agent: *\nDisallow: /c\n", "", "/c", false, 6, ReasonDisallowRule},
+		{"consecutive agents share a group", "User-agent: BarBot\nUser-agent: FooBot\nDisallow: /a\n", "", "/a", false, 3, ReasonDisallowRule},
+		{"sitemap does not close group", "User-agent: BarBot\nSitemap: https://x/s.xml\nUser-agent: FooBot\nDisallow: /a\n", "", "/a", false, 4, ReasonDisallowRule},
+		{"crawl-delay does not close group", "User-agent: FooBot\nCrawl-delay: 5\nUser-agent: BarBot\nDisallow: /a\n", "", "/a", false, 4, ReasonDisallowRule},
+		{"unknown key does not close group", "User-agent: FooBot\nNoindex: /x\nUser-agent: BarBot\nDisallow: /a\n", "", "/a", false, 4, ReasonDisallowRule},
+		{"rule closes group", "User-agent: FooBot\nDisallow: /b\nUser-agent: BarBot\nDisallow: /a\n", "", "/a", true, 0, ReasonNoMatch},
+		{"rules before any group ignored", "Disallow: /a\nUser-agent: *\nDisallow: /b\n", "", "/a", true, 0, ReasonNoMatch},
+		{"agent case-insensitive", "User-agent: FOOBOT\nDisallow: /a\n", "foobot", "/a", false, 2, ReasonDisallowRule},
+		{"agent value cut at version", "User-agent: FooBot/1.2\nDisallow: /a\n", "FooBot", "/a", false, 2, ReasonDisallowRule},
+		{"agent value cut at digit", "User-agent: Foo2Bot\nDisallow: /a\n", "Foo", "/a", false, 2, ReasonDisallowRule},
+		{"agent value cut at space", "User-agent: Foo Bar\nDisallow: /a\n", "Foo", "/a", false, 2, ReasonDisallowRule},
+		{"crawler token compared as given", "User-agent: FooBot\nDisallow: /a\n", "FooBot/1.0", "/a", true, 0, ReasonNoMatch},
+		{"agent with underscore and dash", "User-agent: Foo_Bot-x\nDisallow: /a\n", "foo_bot-X", "/a", false, 2, ReasonDisallowRule},
+		{"star followed by text is global", "User-agent: * FooBot\nDisallow: /a\n", "BarBot", "/a", false, 2, ReasonDisallowRule},
+		{"star glued to text is not global", "User-agent: *FooBot\nDisallow: /a\n", "BarBot", "/a", true, 0, ReasonNoMatch},
+		{"star and specific in one group", "User-agent: *\nUser-agent: FooBot\nDisallow: /a\nUser-agent: *\nDisallow: /b\n", "", "/b", true, 0, ReasonNoMatch},
+		{"star and specific in one group, other bot", "User-agent: *\nUser-agent: FooBot\nDisallow: /a\nUser-agent: *\nDisallow: /b\n", "BarBot", "/a", false, 3, ReasonDisallowRule},
+	})
+}
+
+func TestCheckPrecedence(t *testing.T) {
+	t.Parallel()
+	runCheckCases(t, []checkCase{
+		{"longest wins", "User-agent: *\nAllow: /a\nDisallow: /a/b\n", "", "/a/b/c", false, 3, ReasonDisallowRule},
+		{"allow wins tie", "User-agent: *\nDisallow: /a\nAllow: /a\n", "", "/a", true, 3, ReasonAllowRule},
+		{"allow wins wildcard tie", "User-agent: *\nDisallow: /*b\nAllow: /a*\n", "", "/ab", true, 3, ReasonAllowRule},
+		{"star counts toward length", "User-agent: *\nAllow: /page\nDisallow: /*.htm\n", "", "/page.htm", false, 3, ReasonDisallowRule},
+		{"dollar counts toward length", "User-agent: *\nAllow: /a$\nDisallow: /a\n", "", "/a", true, 2, ReasonAllowRule},
+		{"earliest line on equal disallows", "User-agent: *\nDisallow: /a*\nDisallow: /*a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"earliest line on repeated pattern", "User-agent: *\nDisallow: /a\nDisallow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"empty disallow matches nothing", "User-agent: *\nDisallow:\n", "", "/a", true, 2, ReasonEmptyRule},
+		{"empty allow", "User-agent: *\nAllow:\n", "", "/a", true, 2, ReasonEmptyRule},
+		{"empty disallow and empty allow", "User-agent: *\nDisallow:\nAllow:\n", "", "/a", true, 3, ReasonEmptyRule},
+		{"empty specific group ignores star", "User-agent: *\nDisallow: /\nUser-agent: FooBot\nDisallow:\n", "", "/a", true, 4, ReasonEmptyRule},
+		{"robots.txt always allowed", "User-agent: *\nDisallow: /\n", "", "http://example.com/robots.txt", true, 0, ReasonRobotsTxt},
+		{"robots.txt with query follows rules", "User-agent: *\nDisallow: /\n", "", "http://example.com/robots.txt?x", false, 2, ReasonDisallowRule},
+		{"case-sensitive paths", "User-agent: *\nDisallow: /Admin\n", "", "/admin", true, 0, ReasonNoMatch},
+		{"disallow all", "User-agent: *\nDisallow: /\n", "", "/", false, 2, ReasonDisallowRule},
+	})
+}
+
+func TestCheckPatterns(t *testing.T) {
+	t.Parallel()
+	one := func(rule string) string { return "User-agent: *\nDisallow: " + rule + "\n" }
+	runCheckCases(t, []checkCase{
+		{"prefix", one("/fish"), "", "/fish.html", false, 2, ReasonDisallowRule},
+		{"prefix no match", one("/fish"), "", "/Fish", true, 0, ReasonNoMatch},
+		{"star middle", one("/fish*.php"), "", "/fish/salmon.php", false, 2, ReasonDisallowRule},
+		{"star middle no match", one("/fish*.php"), "", "/fish.PHP", true, 0, ReasonNoMatch},
+		{"star end same as none", one("/fish*"), "", "/fishheads", false, 2, ReasonDisallowRule},
+		{"leading star", one("*.php"), "", "/index.php", false, 2, ReasonDisallowRule},
+		{"anchored", one("/*.php$"), "", "/filename.php", false, 2, ReasonDisallowRule},
+		{"anchored query", one("/*.php$"), "", "/filename.php?parameters", true, 0, ReasonNoMatch},
+		{"anchored no star", one("/exact$"), "", "/exact", false, 2, ReasonDisallowRule},
+		{"anchored no star longer", one("/exact$"), "", "/exactly", true, 0, ReasonNoMatch},
+		{"dollar in middle is literal", one("/a$b"), "", "/a$b/c", false, 2, ReasonDisallowRule},
+		{"dollar in middle no match", one("/a$b"), "", "/ab", true, 0, ReasonNoMatch},
+		{"double dollar", one("/a$$"), "", "/a$", false, 2, ReasonDisallowRule},
+		{"star dollar", one("/a*$"), "", "/a/anything", false, 2, ReasonDisallowRule},
+		{"only dollar matches nothing", one("$"), "", "/", true, 0, ReasonNoMatch},
+		{"many stars", one("/*a*b*c*"), "", "/xaybzc", false, 2, ReasonDisallowRule},
+		{"stars need order", one("/*a*b*c"), "", "/cba", true, 0, ReasonNoMatch},
+		{"query matched", one("/*?sort="), "", "/list?sort=asc&page=2", false, 2, ReasonDisallowRule},
+		{"fragment ignored", one("/a$"), "", "http://example.com/a#frag", false, 2, ReasonDisallowRule},
+		{"params matched", one("/a;jsessionid"), "", "http://example.com/a;jsessionid=1", false, 2, ReasonDisallowRule},
+		{"no path is root", one("/$"), "", "http://example.com", false, 2, ReasonDisallowRule},
+		{"query without path", one("/?q"), "", "http://example.com?q=1", false, 2, ReasonDisallowRule},
+		{"host with port", one("/a"), "", "http://example.com:8080/a", false, 2, ReasonDisallowRule},
+		{"ipv6 host", one("/a"), "", "http://[::1]:8080/a", false, 2, ReasonDisallowRule},
+		{"scheme-relative", one("/a"), "", "//example.com/a", false, 2, ReasonDisallowRule},
+		// Percent-encoding: patterns are normalised, URLs are not decoded.
+		{"non-ascii pattern encoded", one("/caf\u00e9"), "", "/caf%C3%A9", false, 2, ReasonDisallowRule},
+		{"non-ascii url encoded", one("/caf\u00e9"), "", "/caf\u00e9", false, 2, ReasonDisallowRule},
+		{"lowercase escape in pattern upper-cased", one("/a%3cb"), "", "/a%3Cb", false, 2, ReasonDisallowRule},
+		{"lowercase escape in url not decoded", one("/a%3Cb"), "", "/a%3cb", true, 0, ReasonNoMatch},
+		{"escape not decoded", one("/a%2Fb"), "", "/a/b", true, 0, ReasonNoMatch},
+		{"unreserved not decoded", one("/%7Ejoe"), "", "/~joe", true, 0, ReasonNoMatch},
+		{"encoded length decides", "User-agent: *\nAllow: /\u00e9\nDisallow: /%C3%A9x\n", "", "/%C3%A9x", false, 3, ReasonDisallowRule},
+		// The reference's index.html rule.
+		{"index.html allows dir", "User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "", "/d/", true, 3, ReasonAllowRule},
+		{"index.htm allows dir", "User-agent: *\nDisallow: /\nAllow: /d/index.htm\n", "", "/d/", true, 3, ReasonAllowRule},
+		{"index.html not subdirs", "User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "", "/d/x", false, 2, ReasonDisallowRule},
+		{"index.html itself", "User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "", "/d/index.html", true, 3, ReasonAllowRule},
+		{"index.html only for allow", "User-agent: *\nDisallow: /d/index.html\n", "", "/d/", true, 0, ReasonNoMatch},
+	})
+}
+
+// Leniencies of the reference parser that site owners rely on.
+func TestCheckParserLeniency(t *testing.T) {
+	t.Parallel()
+	runCheckCases(t, []checkCase{
+		{"missing colon", "User-agent *\nDisallow /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"missing colon with tab", "User-agent\t*\nDisallow\t/a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"missing colon three words ignored", "User-agent: *\nDisallow /a /b\n", "", "/a", true, 0, ReasonNoMatch},
+		{"misspelled disallow", "User-agent: *\nDissallow: /a\nDissalow: /b\nDisalow: /c\nDiasllow: /d\nDisallaw: /e\n", "", "/e", false, 6, ReasonDisallowRule},
+		{"misspelled user-agent", "Useragent: *\nDisallow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"user agent with space", "User agent: *\nDisallow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"key prefix accepted", "User-agents: *\nDisallowed: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"allow has no typos", "User-agent: *\nDisallow: /\nAlow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"keys case-insensitive", "USER-AGENT: *\nDISALLOW: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"whitespace around colon", "User-agent :   *  \n  Disallow \t:\t /a  \n", "", "/a", false, 2, ReasonDisallowRule},
+		{"comment stripped", "User-agent: * # everyone\nDisallow: /a#b\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"comment line", "# hello\nUser-agent: *\n# Disallow: /a\nDisallow: /b\n", "", "/a", true, 0, ReasonNoMatch},
+		{"first colon separates", "User-agent: *\nDisallow /a:b\n", "", "/a", true, 0, ReasonNoMatch},
+		{"BOM", "\xEF\xBB\xBFUser-agent: *\nDisallow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"partial BOM", "\xEF\xBBUser-agent: *\nDisallow: /a\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"BOM later is not skipped", "User-agent: *\n\xEF\xBB\xBFDisallow: /a\n", "", "/a", true, 0, ReasonNoMatch},
+		{"CRLF", "User-agent: *\r\nAllow: /b\r\nDisallow: /a\r\n", "", "/a", false, 3, ReasonDisallowRule},
+		{"CR only", "User-agent: *\rAllow: /b\rDisallow: /a\r", "", "/a", false, 3, ReasonDisallowRule},
+		{"LF CR is two lines", "User-agent: *\n\rAllow: /b\n\rDisallow: /a\n", "", "/a", false, 5, ReasonDisallowRule},
+		{"blank lines counted", "User-agent: *\n\n\nDisallow: /a", "", "/a", false, 4, ReasonDisallowRule},
+		{"no final newline", "User-agent: *\nDisallow: /a", "", "/a", false, 2, ReasonDisallowRule},
+		{"NUL ends the line", "User-agent: *\nDisallow: /a\x00/b\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"NUL before key ignores line", "User-agent: *\n\x00Disallow: /a\n", "", "/a", true, 0, ReasonNoMatch},
+		{"invalid UTF-8 encoded", "User-agent: *\nDisallow: /\xff\xfe\n", "", "/%FF%FE", false, 2, ReasonDisallowRule},
+		{"overlong line truncated", "User-agent: *\nDisallow: /" + strings.Repeat("a", maxLineLen) + "\n", "", "/" + strings.Repeat("a", maxLineLen-len("Disallow: /")), false, 2, ReasonDisallowRule},
+		{"overlong line tail ignored", "User-agent: *\nDisallow: /" + strings.Repeat("a", maxLineLen) + "\nDisallow: /b\n", "", "/b", false, 3, ReasonDisallowRule},
+	})
+}
+
+// Verdict.Rule reports the pattern as written, before percent-encoding.
+func TestCheckRuleAsWritten(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ robots, url, rule string }{
+		{"User-agent: *\nDisallow: /caf\u00e9\n", "/caf%C3%A9", "/caf\u00e9"},
+		{"User-agent: *\nDisallow: /a%3cb\n", "/a%3Cb", "/a%3cb"},
+		{"User-agent: *\nDisallow: /\nAllow: /d/index.html\n", "/d/", "/d/index.html"},
+		{"User-agent: *\nDisallow: /*.pdf$ # pdfs\n", "/x.pdf", "/*.pdf$"},
+	}
+	for _, tc := range tests {
+		if got := ParsePolicy([]byte(tc.robots)).Check("FooBot", tc.url); got.Rule != tc.rule {
+			t.Errorf("Check(%q).Rule = %q; want %q", tc.url, got.Rule, tc.rule)
+		}
+	}
+}
+
+func TestCheckZeroPolicy(t *testing.T) {
+	t.Parallel()
+	var nilPolicy *Policy
+	for _, p := range []*Policy{nilPolicy, {}, ParsePolicy(nil)} {
+		if v := p.Check("FooBot", "/a"); !v.Allowed || v.Reason != ReasonNoMatch {
+			t.Errorf("Check on empty policy = %+v; want allowed", v)
+		}
+		if d, ok := p.CrawlDelay("FooBot"); ok || d != 0 {
+			t.Errorf("CrawlDelay on empty policy = %v, %v", d, ok)
+		}
+		if s := p.Sitemaps(); s != nil {
+			t.Errorf("Sitemaps on empty policy = %v", s)
+		}
+	}
+}
+
+func TestRequestPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ url, want string }{
+		{"", "/"},
+		{"http://example.com", "/"},
+		{"http://example.com/", "/"},
+		{"http://example.com/a/b?c=d#e", "/a/b?c=d"},
+		{"http://example.com#/a", "/"},
+		{"http://example.com?q", "/?q"},
+		{"http://example.com;p", "/;p"},
+		{"/a?b", "/a?b"},
+		{"//example.com/a", "/a"},
+		{"example.com/a", "/a"},
+		{"http://example.com/a://b", "/a://b"},
+		{"/a://b", "/a://b"},
+		{"http://example.com/\u00e9", "/%C3%A9"},
+		{"http://example.com//a", "//a"},
+	}
+	for _, tc := range tests {
+		if got := requestPath(tc.url); got != tc.want {
+			t.Errorf("requestPath(%q) = %q; want %q", tc.url, got, tc.want)
+		}
+	}
+}
+
+func TestMatchWild(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"", "/", true},
+		{"*", "/", true},
+		{"$", "/", false},
+		{"*$", "/", true},
+		{"/a*", "/a", true},
+		{"/a*$", "/a", true},
+		{"/*/b$", "/x/y/b", true},
+		{"/*/b$", "/x/b/c", false},
+		{"/*b*b$", "/bb", true},
+		{"/*b*b$", "/b", false},
+		{"/a*a*a", "/aa", false},
+		{"/a*a*a", "/aaa", true},
+		{"/**x", "/yx", true},
+	}
+	for _, tc := range tests {
+		if got := matchWild(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("matchWild(%q, %q) = %v; want %v", tc.pattern, tc.path, got, tc.want)
+		}
+		if got := naiveMatch(tc.pattern, tc.path); got != tc.want {
+			t.Errorf("naiveMatch(%q, %q) = %v; want %v", tc.pattern, tc.path, got, tc.want)
+		}
+	}
+}
