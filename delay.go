@@ -35,11 +35,11 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // requests after the hook has let them go, so the two compose as the larger
 // of the two delays, never their sum.
 //
-// Hosts without a delay take no memory; a host's entry lives until its
+// Hosts without a delay take no memory. A host's entry lives until its
 // robots.txt is re-fetched without a delay or forget is called for it (the
-// extension does when its origin cache evicts the origin), so the map is no
-// larger than that cache. A pacer is safe for concurrent use; it starts no
-// goroutines, and the only timers are those of waiting requests.
+// extension does when its origin cache evicts the host's last origin), so the
+// map is no larger than that cache. A pacer is safe for concurrent use; it
+// starts no goroutines, and the only timers are those of waiting requests.
 type pacer struct {
 	max    time.Duration // cap on delays; set by newPacer, read-only after
 	logger *slog.Logger  // receives one warning per clamped host; never nil
@@ -51,20 +51,41 @@ type pacer struct {
 
 	nclamped atomic.Uint64 // delays clamped to max, one per loaded call
 
-	mu    sync.Mutex           // guards hosts; never held while waiting or logging
-	hosts map[string]*hostPace // by hostKey; only hosts with a delay
+	mu      sync.Mutex           // guards the fields below; never held while waiting or logging
+	hosts   map[string]*hostPace // by hostKey; only hosts with a delay
+	doomed  int                  // entries with forgotten set
+	sweptAt time.Time            // when loaded last looked for doomed entries
 }
 
 // hostPace is one host's pace. All fields are guarded by pacer.mu.
 type hostPace struct {
-	delay  time.Duration // minimum time between request starts; > 0, ≤ pacer.max
-	latest time.Time     // start of the latest request sent or given a slot
-	warned bool          // the clamp was logged for this host
+	delay     time.Duration // minimum time between request starts; > 0, ≤ pacer.max
+	latest    time.Time     // start of the latest request sent or given a slot
+	loadedAt  time.Time     // pacer clock at the latest loaded call
+	forgotten bool          // forget came within forgetGrace of loadedAt
+	warned    bool          // the clamp was logged for this host
+}
+
+// forgetGrace is how recently loaded an entry must have been for forget to
+// spare it: another origin on the same host (http and https) may have just
+// loaded it while the evicted one was being dropped. Spared entries are
+// removed by a later loaded call once the grace has passed, unless loaded
+// again meanwhile.
+const forgetGrace = time.Minute
+
+// WithMaxCrawlDelay caps the Crawl-delay (or Request-rate interval) obeyed
+// per host, so that an absurd value such as "Crawl-delay: 86400" cannot
+// stall a crawl: longer delays are clamped to d, counted in Stats'
+// CrawlDelaysClamped and logged once per host. The default is 60 seconds;
+// values ≤ 0 restore it.
+func WithMaxCrawlDelay(d time.Duration) Option {
+	return func(c *config) { c.maxCrawlDelay = d }
 }
 
 // newPacer returns a pacer that caps delays at maxDelay
-// (defaultMaxCrawlDelay when maxDelay ≤ 0) and logs clamps to logger (nothing when nil), on the real
-// clock.
+// (defaultMaxCrawlDelay when maxDelay ≤ 0) and logs clamps to logger
+// (nothing when nil). It runs on the real clock; the extension sets now to
+// its own clock, the one fetchedAt values come from.
 func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 	if maxDelay <= 0 {
 		maxDelay = defaultMaxCrawlDelay
@@ -110,18 +131,23 @@ func hostKey(host string) string { return strings.ToLower(host) }
 func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt time.Time) {
 	d, paced, clamped := effectiveDelay(delay, ok, pc.max)
 	key := hostKey(host)
+	now := pc.now()
 	warn := false
 
 	pc.mu.Lock()
 	h := pc.hosts[key]
+	if h != nil && h.forgotten {
+		h.forgotten = false
+		pc.doomed--
+	}
 	switch {
 	case !paced:
 		delete(pc.hosts, key)
 	case h == nil:
-		h = &hostPace{delay: d, latest: fetchedAt}
+		h = &hostPace{delay: d, latest: fetchedAt, loadedAt: now}
 		pc.hosts[key] = h
 	default:
-		h.delay = d
+		h.delay, h.loadedAt = d, now
 		// max, not assignment: when the re-fetch was itself given a slot by
 		// wait, fetchedAt is that slot and must not be counted twice.
 		if fetchedAt.After(h.latest) {
@@ -132,6 +158,9 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 		warn = !h.warned
 		h.warned = true
 	}
+	if pc.doomed > 0 && now.Sub(pc.sweptAt) >= forgetGrace {
+		pc.sweep(now)
+	}
 	pc.mu.Unlock()
 
 	if clamped {
@@ -140,6 +169,19 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	if warn {
 		pc.logger.Warn("robotsext: Crawl-delay above the maximum, clamped",
 			"host", host, "crawl_delay", delay, "max", pc.max)
+	}
+}
+
+// sweep drops the entries forget spared once their grace has passed. It
+// runs at most once per forgetGrace, and only while some are spared.
+// pc.mu must be held.
+func (pc *pacer) sweep(now time.Time) {
+	pc.sweptAt = now
+	for key, h := range pc.hosts {
+		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace {
+			delete(pc.hosts, key)
+			pc.doomed--
+		}
 	}
 }
 
@@ -173,13 +215,24 @@ func (pc *pacer) wait(ctx context.Context, host string) error {
 	return pc.sleep(ctx, d)
 }
 
-// forget drops host's pace. The extension calls it when it evicts the
-// host's origin from its cache, which bounds the pacer's memory by the
-// cache's; the next robots.txt fetch for the host calls loaded again.
+// forget drops host's pace. The extension calls it when its cache evicts
+// the last origin on host, which bounds the pacer's memory by the cache's;
+// the next robots.txt fetch for the host calls loaded again. An entry
+// loaded within forgetGrace is only marked (see forgetGrace).
 func (pc *pacer) forget(host string) {
+	key := hostKey(host)
+	now := pc.now()
 	pc.mu.Lock()
-	delete(pc.hosts, hostKey(host))
-	pc.mu.Unlock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[key]
+	switch {
+	case h == nil || h.forgotten:
+	case now.Sub(h.loadedAt) >= forgetGrace:
+		delete(pc.hosts, key)
+	default:
+		h.forgotten = true
+		pc.doomed++
+	}
 }
 
 // clamped reports how many Crawl-delays were clamped to the maximum.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -180,6 +181,12 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
 func newFakePacer(maxDelay time.Duration, logger *slog.Logger) (*pacer, *fakeClock) {
 	clk := &fakeClock{t: epoch}
 	pc := newPacer(maxDelay, logger)
@@ -291,18 +298,84 @@ func TestNewPacerDefaultMax(t *testing.T) {
 
 func TestPacerForget(t *testing.T) {
 	t.Parallel()
-	pc := newPacer(0, nil)
-	pc.loaded("a.example", time.Second, true, epoch)
-	pc.loaded("b.example", 0, false, epoch)
-	if n := len(pc.rules()); n != 1 {
-		t.Fatalf("%d hosts kept, want 1 (hosts without a delay take no memory)", n)
+	const a, b, c = "a.example", "b.example", "c.example"
+	tests := []struct {
+		name string
+		run  func(pc *pacer, clk *fakeClock)
+		kept []string // hosts still paced at the end
+	}{
+		{"hosts without a delay take no memory", func(pc *pacer, clk *fakeClock) {
+			pc.loaded(a, time.Second, true, epoch)
+			pc.loaded(b, 0, false, epoch)
+		}, []string{a}},
+		{"idle entry is dropped at once", func(pc *pacer, clk *fakeClock) {
+			pc.loaded(a, time.Second, true, epoch)
+			clk.advance(2 * forgetGrace)
+			pc.forget("A.example")
+		}, nil},
+		{"fresh entry is spared, then swept", func(pc *pacer, clk *fakeClock) {
+			pc.loaded(a, time.Second, true, epoch)
+			pc.forget(a)
+			if d := pc.reserve(a, clk.now()); d != time.Second {
+				t.Errorf("spared host waits %v, want 1s", d)
+			}
+			clk.advance(forgetGrace)
+			pc.loaded(b, time.Second, true, clk.now()) // sweeps
+		}, []string{b}},
+		{"spared entry loaded again (twin origin) survives the sweep", func(pc *pacer, clk *fakeClock) {
+			pc.loaded(a, time.Second, true, epoch)
+			pc.forget(a)
+			pc.loaded(a, time.Second, true, epoch) // https://a loaded as http://a was evicted
+			clk.advance(2 * forgetGrace)
+			pc.loaded(b, time.Second, true, clk.now())
+		}, []string{a, b}},
+		{"spared entry whose delay is removed", func(pc *pacer, clk *fakeClock) {
+			pc.loaded(a, time.Second, true, epoch)
+			pc.forget(a)
+			pc.forget(a)
+			pc.loaded(a, 0, false, epoch)
+			clk.advance(2 * forgetGrace)
+			pc.loaded(c, time.Second, true, clk.now())
+		}, []string{c}},
+		{"unknown host", func(pc *pacer, clk *fakeClock) {
+			pc.forget(a)
+		}, nil},
 	}
-	pc.forget("A.example")
-	if n := len(pc.rules()); n != 0 {
-		t.Errorf("%d hosts kept after forget, want 0", n)
-	}
-	if d := pc.reserve("a.example", epoch); d != 0 {
-		t.Errorf("forgotten host waits %v, want 0", d)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pc, clk := newFakePacer(0, nil)
+			tt.run(pc, clk)
+			var kept []string
+			for _, r := range pc.rules() {
+				kept = append(kept, strings.TrimSuffix(strings.TrimPrefix(r.DomainRegexp, `(?i)^`), `$`))
+			}
+			var want []string
+			for _, h := range tt.kept {
+				want = append(want, regexp.QuoteMeta(h))
+			}
+			if !slices.Equal(kept, want) {
+				t.Errorf("paced hosts = %q, want %q", kept, want)
+			}
+			pc.mu.Lock()
+			doomed := 0
+			for _, h := range pc.hosts {
+				if h.forgotten {
+					doomed++
+				}
+			}
+			if doomed != pc.doomed {
+				t.Errorf("doomed = %d, but %d entries are marked", pc.doomed, doomed)
+			}
+			pc.mu.Unlock()
+			for _, h := range []string{a, b, c} {
+				if !slices.Contains(tt.kept, h) {
+					if d := pc.reserve(h, clk.now()); d != 0 {
+						t.Errorf("dropped host %s waits %v, want 0", h, d)
+					}
+				}
+			}
+		})
 	}
 }
 
