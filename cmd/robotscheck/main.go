@@ -1,0 +1,350 @@
+// Command robotscheck answers "may this crawler fetch this URL, and why?"
+// with the robots.txt decisions robotsext makes for a Colly collector.
+//
+// Usage:
+//
+//	robotscheck [flags] URL...                  fetch each origin's robots.txt
+//	robotscheck [flags] -robots FILE URL|PATH... check against a local file
+//	robotscheck [flags] [-robots FILE] < urls.txt
+//
+// Without -robots, the robots.txt of each URL's origin is fetched once, with
+// the request rules, limits and outcome table of the extension (see
+// robotsext.FetchRobots): 4xx allows everything, 5xx, 429 and network errors
+// follow -fail. With -robots FILE nothing is fetched and URLs may be bare
+// paths such as /shop/cart?id=1. With no URL arguments, or with "-" among
+// them, URLs are read from standard input, one per line; blank lines and
+// lines starting with '#' are skipped. The file is parsed once, so large
+// lists are cheap.
+//
+// For each robots.txt the output starts with a header: where it came from
+// (URL, HTTP status, outcome), the group chosen for the user agent (the line
+// numbers of its user-agent records), its Crawl-delay and its sitemaps. Then
+// comes one line per URL: ALLOWED or DISALLOWED, the URL, the reason, and
+// the deciding line with its text, as in
+//
+//	DISALLOWED https://example.com/private/a  disallowed by rule, line 7: Disallow: /private
+//
+// A fetched robots.txt shows the deciding rule's pattern instead of the
+// line's text. With -json the output is one JSON object per URL instead,
+// each complete in itself (see result for its fields).
+//
+// Flags:
+//
+//	-ua TOKEN      product token the rules are checked for, such as FooBot
+//	               (letters, '-' and '_'); also sent as the User-Agent of
+//	               fetches. The default, "robotscheck", is named by no
+//	               robots.txt, so the "*" group answers.
+//	-robots FILE   check against FILE instead of fetching
+//	-fail MODE     what an unreachable robots.txt means: closed (disallow
+//	               everything, RFC 9309, the default) or open (allow)
+//	-unauthorized MODE
+//	               what a 401 or 403 robots.txt means: allow (RFC 9309, the
+//	               default) or disallow
+//	-timeout D     bound on one robots.txt fetch, redirects included
+//	               (default 10s)
+//	-json          one JSON object per URL
+//
+// Flags come before the URLs. The exit status is 0 when every URL is
+// allowed, 1 when at least one is disallowed, and 2 on a usage error, an
+// unreadable file, an invalid URL or a robots.txt that gave no HTTP answer
+// at all (DNS, connection or TLS failure, timeout); every such problem is
+// reported on one line of standard error, and the other URLs are still
+// checked.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/robotsext/robotsext"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitAllowed    = 0
+	exitDisallowed = 1
+	exitError      = 2
+)
+
+// defaultAgent is the -ua default: a token no robots.txt is expected to
+// name, so that the "*" group decides.
+const defaultAgent = "robotscheck"
+
+// run is the whole command: it parses args, checks every URL and returns
+// the exit status. It writes results to stdout and problems to stderr.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("robotscheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ua := fs.String("ua", defaultAgent, "product `token` the rules are checked for, such as FooBot")
+	robotsFile := fs.String("robots", "", "check against this robots.txt `file` instead of fetching")
+	failFlag := fs.String("fail", "closed", "what an unreachable robots.txt means: closed (disallow all) or open (allow all)")
+	authFlag := fs.String("unauthorized", "allow", "what a 401/403 robots.txt means: allow (RFC 9309) or disallow")
+	timeout := fs.Duration("timeout", 0, "bound on one robots.txt fetch, redirects included (0: 10s)")
+	asJSON := fs.Bool("json", false, "print one JSON object per URL")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: robotscheck [flags] URL...\n"+
+			"       robotscheck [flags] -robots FILE URL|PATH...\n"+
+			"       robotscheck [flags] [-robots FILE] < urls\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitAllowed
+		}
+		return exitError // the flag package has printed the problem and the usage
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "robotscheck: "+format+"\n", a...)
+		return exitError
+	}
+	if !isToken(*ua) {
+		return usageErr("-ua %q: want a product token of letters, '-' and '_', such as FooBot", *ua)
+	}
+	var mode robotsext.FailMode
+	switch *failFlag {
+	case "closed":
+		mode = robotsext.FailClosed
+	case "open":
+		mode = robotsext.FailOpen
+	default:
+		return usageErr("-fail %q: want closed or open", *failFlag)
+	}
+	opts := []robotsext.Option{robotsext.WithUserAgent(*ua), robotsext.WithTimeout(*timeout)}
+	switch *authFlag {
+	case "allow":
+	case "disallow":
+		opts = append(opts, robotsext.WithUnauthorizedDisallowAll())
+	default:
+		return usageErr("-unauthorized %q: want allow or disallow", *authFlag)
+	}
+	if *timeout < 0 {
+		return usageErr("-timeout %v: want a positive duration", *timeout)
+	}
+	targets := fs.Args()
+	for _, t := range targets {
+		if t != "-" && strings.HasPrefix(t, "-") {
+			return usageErr("%s: flags must come before the URLs", t)
+		}
+	}
+
+	out := newPrinter(stdout, stderr, *ua, mode, *asJSON)
+	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}}
+	if *robotsFile != "" {
+		src, err := loadFile(*robotsFile, *ua)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		if src.size > robotsext.MaxBodySize {
+			out.warn("warning: %s is %d bytes; crawlers read only the first %d", *robotsFile, src.size, robotsext.MaxBodySize)
+		}
+		c.local = src
+	}
+
+	if len(targets) == 0 {
+		targets = []string{"-"}
+	}
+	for _, t := range targets {
+		if t == "-" {
+			c.checkLines(stdin)
+		} else {
+			c.check(t)
+		}
+	}
+	if err := out.flush(); err != nil {
+		fmt.Fprintf(stderr, "robotscheck: writing output: %v\n", err)
+		return exitError
+	}
+	return c.status
+}
+
+// isToken reports whether s is a product token: one or more letters, '-'
+// and '_' (RFC 9309 §2.2.1).
+func isToken(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// checker checks URLs one after the other, fetching each origin's
+// robots.txt the first time a URL of it comes up. It is not safe for
+// concurrent use.
+type checker struct {
+	ua   string
+	mode robotsext.FailMode
+	opts []robotsext.Option
+	out  *printer
+
+	local   *source            // the -robots file; nil when fetching
+	origins map[string]*source // fetched robots.txt by scheme://host[:port]
+	failed  map[string]error   // origins FetchRobots refused, by the same key
+
+	status int // exit status so far: the worst seen
+}
+
+// worsen raises the exit status to s if it is worse.
+func (c *checker) worsen(s int) { c.status = max(c.status, s) }
+
+// checkLines checks every URL of r, one per line.
+func (c *checker) checkLines(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		c.check(line)
+	}
+	if err := sc.Err(); err != nil {
+		c.out.warn("reading URLs: %v", err)
+		c.worsen(exitError)
+	}
+}
+
+// check decides one URL and prints the result.
+func (c *checker) check(raw string) {
+	fail := func(err error) {
+		c.out.urlError(raw, err)
+		c.worsen(exitError)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		fail(fmt.Errorf("invalid URL: %v", err))
+		return
+	}
+	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		fail(errors.New("not an http or https URL: robots.txt does not govern it"))
+		return
+	}
+	src := c.local
+	if src == nil {
+		if u.Scheme == "" || u.Host == "" {
+			fail(errors.New("not an absolute http(s) URL; give one, or check paths against a file with -robots"))
+			return
+		}
+		if src, err = c.fetch(raw, u); err != nil {
+			fail(err)
+			return
+		}
+	} else if u.Scheme == "" && u.Host == "" && !strings.HasPrefix(raw, "/") {
+		fail(errors.New("want an absolute http(s) URL or a path starting with '/'"))
+		return
+	}
+	v := src.robots.Verdict(c.ua, raw, c.mode)
+	if !v.Allowed {
+		c.worsen(exitDisallowed)
+	}
+	c.out.result(src, raw, v)
+}
+
+// fetch returns the robots.txt governing raw (parsed as u), fetching it on
+// first use.
+func (c *checker) fetch(raw string, u *url.URL) (*source, error) {
+	key := originKey(u)
+	if src, ok := c.origins[key]; ok {
+		return src, nil
+	}
+	if err, ok := c.failed[key]; ok {
+		return nil, err
+	}
+	r, err := robotsext.FetchRobots(context.Background(), raw, c.opts...)
+	if err != nil {
+		if c.failed == nil {
+			c.failed = map[string]error{}
+		}
+		c.failed[key] = err
+		return nil, err
+	}
+	src := newSource(r.URL, r, nil, c.ua)
+	c.origins[key] = src
+	if noAnswer(r) {
+		// The outcome table still decides (see -fail), but the check
+		// itself did not work: say so once per origin, and exit 2.
+		c.out.warn("%s: no answer: %v (URLs checked as %v)", r.URL, r.Err, c.mode)
+		c.worsen(exitError)
+	}
+	if r.Truncated {
+		c.out.warn("warning: %s is longer than %d bytes; the rest is ignored", r.URL, robotsext.MaxBodySize)
+	}
+	return src, nil
+}
+
+// noAnswer reports an unreachable robots.txt whose origin gave no HTTP
+// answer to go by: a DNS, connection or TLS failure, a timeout, a body cut
+// short. 5xx and 429 are answers.
+func noAnswer(r *robotsext.Robots) bool {
+	return r.Outcome == robotsext.OutcomeUnreachable &&
+		r.Status != http.StatusTooManyRequests && r.Status < 500
+}
+
+// originKey names the origin of an absolute http(s) URL the way one
+// robots.txt covers it: scheme and host in lower case, default port
+// dropped. It only serves to fetch each origin once.
+func originKey(u *url.URL) string {
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return scheme + "://" + strings.TrimSuffix(host, ":")
+}
+
+// source is one robots.txt URLs are checked against, with what every check
+// against it repeats, worked out once.
+type source struct {
+	name   string // robots.txt URL, or the file's path
+	robots *robotsext.Robots
+	local  bool   // a -robots file, not a fetch
+	body   []byte // the file's bytes, when local
+	size   int    // bytes of the file, when local
+
+	groupLines []int // user-agent lines of the groups chosen for the agent
+	specific   bool  // the groups name the agent (else "*" or none)
+	delay      time.Duration
+	hasDelay   bool
+	sitemaps   []string
+
+	lines  []span // line spans of body, built on first use (see lineText)
+	headed bool   // the text header has been printed
+}
+
+// loadFile reads and parses a local robots.txt.
+func loadFile(path, ua string) (*source, error) {
+	body, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading robots.txt: %w", err)
+	}
+	r := &robotsext.Robots{Outcome: robotsext.OutcomeOK, Policy: robotsext.ParsePolicy(body), Size: len(body)}
+	src := newSource(path, r, body, ua)
+	src.local, src.size = true, len(body)
+	return src, nil
+}
+
+func newSource(name string, r *robotsext.Robots, body []byte, ua string) *source {
+	s := &source{name: name, robots: r, body: body}
+	if p := r.Policy; p != nil {
+		s.groupLines, s.specific = p.Groups(ua)
+		s.delay, s.hasDelay = p.CrawlDelay(ua)
+		s.sitemaps = p.Sitemaps()
+	}
+	return s
+}
