@@ -4,22 +4,29 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gocolly/colly/v2"
 )
 
-// epoch is the fake clock's zero; at turns seconds after it into a time.
-var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+// paceEpoch is the fake clock's zero; at turns seconds after it into a time.
+var paceEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func at(sec float64) time.Time { return epoch.Add(secs(sec)) }
+func paceAt(sec float64) time.Time { return paceEpoch.Add(paceSecs(sec)) }
 
-func secs(sec float64) time.Duration { return time.Duration(sec * float64(time.Second)) }
+func paceSecs(sec float64) time.Duration { return time.Duration(sec * float64(time.Second)) }
 
 func TestEffectiveDelay(t *testing.T) {
 	t.Parallel()
@@ -53,9 +60,9 @@ func TestEffectiveDelay(t *testing.T) {
 	}
 }
 
-// step is one event in a pacer schedule: a robots.txt load (load true) or a
+// paceStep is one event in a pacer schedule: a robots.txt load (load true) or a
 // request arriving at the hook, which must be told to wait exactly wait.
-type step struct {
+type paceStep struct {
 	at    float64 // seconds on the fake clock
 	host  string
 	load  bool
@@ -63,12 +70,12 @@ type step struct {
 	wait  float64 // request: seconds the pacer must ask it to wait
 }
 
-func load(at float64, host string, delay float64) step {
-	return step{at: at, host: host, load: true, delay: delay}
+func paceLoad(at float64, host string, delay float64) paceStep {
+	return paceStep{at: at, host: host, load: true, delay: delay}
 }
 
-func req(at float64, host string, wait float64) step {
-	return step{at: at, host: host, wait: wait}
+func paceReq(at float64, host string, wait float64) paceStep {
+	return paceStep{at: at, host: host, wait: wait}
 }
 
 func TestPacerSchedule(t *testing.T) {
@@ -77,76 +84,76 @@ func TestPacerSchedule(t *testing.T) {
 	tests := []struct {
 		name  string
 		max   float64
-		steps []step
+		steps []paceStep
 	}{
-		{"unknown host is not paced", 0, []step{
-			req(0, a, 0), req(0, a, 0),
+		{"unknown host is not paced", 0, []paceStep{
+			paceReq(0, a, 0), paceReq(0, a, 0),
 		}},
-		{"robots.txt request counts toward the pace", 0, []step{
-			load(0, a, 1), req(0.1, a, 0.9),
+		{"robots.txt request counts toward the pace", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(0.1, a, 0.9),
 		}},
-		{"first request after the delay goes at once", 0, []step{
-			load(0, a, 1), req(2, a, 0), req(2.5, a, 0.5),
+		{"first request after the delay goes at once", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(2, a, 0), paceReq(2.5, a, 0.5),
 		}},
-		{"requests arriving together get consecutive slots", 0, []step{
-			load(0, a, 0.3), req(0, a, 0.3), req(0, a, 0.6), req(0, a, 0.9), req(0.5, a, 0.7),
+		{"requests arriving together get consecutive slots", 0, []paceStep{
+			paceLoad(0, a, 0.3), paceReq(0, a, 0.3), paceReq(0, a, 0.6), paceReq(0, a, 0.9), paceReq(0.5, a, 0.7),
 		}},
-		{"Request-rate interval spaces starts, not ends", 0, []step{
+		{"Request-rate interval spaces starts, not ends", 0, []paceStep{
 			// Request-rate 1/1s as Policy.CrawlDelay reports it: 1 s.
-			load(0, a, 1), req(1, a, 0), req(1.2, a, 0.8), req(2.05, a, 0.95),
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceReq(1.2, a, 0.8), paceReq(2.05, a, 0.95),
 		}},
-		{"slower user LimitRule: pacer adds nothing (max, not sum)", 0, []step{
+		{"slower user LimitRule: pacer adds nothing (max, not sum)", 0, []paceStep{
 			// Colly's rule sleeps 0.5 s after each response (10 ms) before
 			// the next request reaches the hook: 0.3+0.01+0.5 = 0.81.
-			load(0, a, 0.3), req(0.3, a, 0), req(0.81, a, 0), req(1.32, a, 0),
+			paceLoad(0, a, 0.3), paceReq(0.3, a, 0), paceReq(0.81, a, 0), paceReq(1.32, a, 0),
 		}},
-		{"faster user LimitRule: pacer fills up to the delay", 0, []step{
+		{"faster user LimitRule: pacer fills up to the delay", 0, []paceStep{
 			// Colly's rule sleeps 0.3 s after each 10 ms response.
-			load(0, a, 1), req(1, a, 0), req(1.31, a, 0.69), req(2.31, a, 0.69),
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceReq(1.31, a, 0.69), paceReq(2.31, a, 0.69),
 		}},
-		{"changed delay on re-fetch takes effect", 0, []step{
-			load(0, a, 1), req(1, a, 0), load(5, a, 3), req(5.5, a, 2.5), req(8, a, 3),
+		{"changed delay on re-fetch takes effect", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceLoad(5, a, 3), paceReq(5.5, a, 2.5), paceReq(8, a, 3),
 		}},
-		{"shorter delay on re-fetch takes effect", 0, []step{
-			load(0, a, 3), req(3, a, 0), load(10, a, 1), req(10, a, 1), req(11, a, 1),
+		{"shorter delay on re-fetch takes effect", 0, []paceStep{
+			paceLoad(0, a, 3), paceReq(3, a, 0), paceLoad(10, a, 1), paceReq(10, a, 1), paceReq(11, a, 1),
 		}},
-		{"delay removed on re-fetch stops pacing", 0, []step{
-			load(0, a, 1), req(1, a, 0), load(1.5, a, 0), req(1.5, a, 0), req(1.5, a, 0),
+		{"delay removed on re-fetch stops pacing", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceLoad(1.5, a, 0), paceReq(1.5, a, 0), paceReq(1.5, a, 0),
 		}},
-		{"re-fetch counts toward the pace", 0, []step{
-			load(0, a, 1), req(1, a, 0), load(1.5, a, 1), req(1.6, a, 0.9),
+		{"re-fetch counts toward the pace", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceLoad(1.5, a, 1), paceReq(1.6, a, 0.9),
 		}},
-		{"re-fetch given a slot by wait is not counted twice", 0, []step{
-			load(0, a, 1), req(1, a, 0), req(1.2, a, 0.8), load(2, a, 1), req(2, a, 1),
+		{"re-fetch given a slot by wait is not counted twice", 0, []paceStep{
+			paceLoad(0, a, 1), paceReq(1, a, 0), paceReq(1.2, a, 0.8), paceLoad(2, a, 1), paceReq(2, a, 1),
 		}},
-		{"hosts are paced independently", 0, []step{
-			load(0, a, 1), load(0, b, 0.2),
-			req(0, a, 1), req(0, b, 0.2), req(0, b, 0.4), req(0, a, 2), req(0, b, 0.6),
+		{"hosts are paced independently", 0, []paceStep{
+			paceLoad(0, a, 1), paceLoad(0, b, 0.2),
+			paceReq(0, a, 1), paceReq(0, b, 0.2), paceReq(0, b, 0.4), paceReq(0, a, 2), paceReq(0, b, 0.6),
 		}},
-		{"ports are different hosts", 0, []step{
-			load(0, "h:8080", 1), req(0, "h:8081", 0), req(0, "h", 0), req(0, "h:8080", 1),
+		{"ports are different hosts", 0, []paceStep{
+			paceLoad(0, "h:8080", 1), paceReq(0, "h:8081", 0), paceReq(0, "h", 0), paceReq(0, "h:8080", 1),
 		}},
-		{"IPv6 literal with port", 0, []step{
-			load(0, "[::1]:8080", 1), req(0, "[::1]:8080", 1), req(0, "[::1]", 0), req(0, "[::1]:80", 0),
+		{"IPv6 literal with port", 0, []paceStep{
+			paceLoad(0, "[::1]:8080", 1), paceReq(0, "[::1]:8080", 1), paceReq(0, "[::1]", 0), paceReq(0, "[::1]:80", 0),
 		}},
-		{"host names are case-insensitive", 0, []step{
-			load(0, "Example.COM", 1), req(0, "example.com", 1), req(0, "EXAMPLE.com", 2),
+		{"host names are case-insensitive", 0, []paceStep{
+			paceLoad(0, "Example.COM", 1), paceReq(0, "example.com", 1), paceReq(0, "EXAMPLE.com", 2),
 		}},
-		{"delay above the cap is clamped", 2, []step{
-			load(0, a, 30), req(0, a, 2), req(0, a, 4),
+		{"delay above the cap is clamped", 2, []paceStep{
+			paceLoad(0, a, 30), paceReq(0, a, 2), paceReq(0, a, 4),
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			pc := newPacer(secs(tt.max), nil)
+			pc := newPacer(paceSecs(tt.max), nil)
 			for i, s := range tt.steps {
 				if s.load {
-					pc.loaded(s.host, secs(s.delay), s.delay > 0, at(s.at))
+					pc.loaded(s.host, paceSecs(s.delay), s.delay > 0, paceAt(s.at))
 					continue
 				}
-				if got, want := pc.reserve(s.host, at(s.at)), secs(s.wait); !near(got, want) {
-					t.Errorf("step %d: request to %s at %vs waits %v, want %v", i, s.host, s.at, got, want)
+				if got, want := pc.reserve(s.host, paceAt(s.at)), paceSecs(s.wait); !nearDuration(got, want) {
+					t.Errorf("paceStep %d: request to %s at %vs waits %v, want %v", i, s.host, s.at, got, want)
 				}
 			}
 		})
@@ -155,22 +162,22 @@ func TestPacerSchedule(t *testing.T) {
 
 // near reports whether two durations built from float seconds agree to a
 // microsecond (float arithmetic in the table may be off by a nanosecond).
-func near(a, b time.Duration) bool { return (a - b).Abs() < time.Microsecond }
+func nearDuration(a, b time.Duration) bool { return (a - b).Abs() < time.Microsecond }
 
-// fakeClock is a pacer clock that never sleeps: sleep advances it.
-type fakeClock struct {
+// paceClock is a pacer clock that never sleeps: sleep advances it.
+type paceClock struct {
 	mu     sync.Mutex
 	t      time.Time
 	sleeps []time.Duration
 }
 
-func (c *fakeClock) now() time.Time {
+func (c *paceClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
+func (c *paceClock) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -181,14 +188,14 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-func (c *fakeClock) advance(d time.Duration) {
+func (c *paceClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
 }
 
-func newFakePacer(maxDelay time.Duration, logger *slog.Logger) (*pacer, *fakeClock) {
-	clk := &fakeClock{t: epoch}
+func newFakePacer(maxDelay time.Duration, logger *slog.Logger) (*pacer, *paceClock) {
+	clk := &paceClock{t: paceEpoch}
 	pc := newPacer(maxDelay, logger)
 	pc.now, pc.sleep = clk.now, clk.sleep
 	return pc, clk
@@ -197,7 +204,7 @@ func newFakePacer(maxDelay time.Duration, logger *slog.Logger) (*pacer, *fakeClo
 func TestPacerWaitSleepsUntilSlot(t *testing.T) {
 	t.Parallel()
 	pc, clk := newFakePacer(0, nil)
-	pc.loaded("a.example", 300*time.Millisecond, true, epoch)
+	pc.loaded("a.example", 300*time.Millisecond, true, paceEpoch)
 	for range 3 {
 		if err := pc.wait(context.Background(), "a.example"); err != nil {
 			t.Fatal(err)
@@ -207,8 +214,8 @@ func TestPacerWaitSleepsUntilSlot(t *testing.T) {
 	if !slices.Equal(clk.sleeps, want) {
 		t.Errorf("sleeps = %v, want %v", clk.sleeps, want)
 	}
-	if got := clk.now(); !got.Equal(at(0.9)) {
-		t.Errorf("clock after three requests = %v, want 0.9 s after the robots.txt request", got.Sub(epoch))
+	if got := clk.now(); !got.Equal(paceAt(0.9)) {
+		t.Errorf("clock after three requests = %v, want 0.9 s after the robots.txt request", got.Sub(paceEpoch))
 	}
 }
 
@@ -251,14 +258,14 @@ func TestPacerClampCountedAndLoggedOncePerHost(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	var mu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))
+	logger := slog.New(slog.NewTextHandler(paceLog{&mu, &buf}, nil))
 	pc, _ := newFakePacer(2*time.Second, logger)
 
-	pc.loaded("a.example", time.Hour, true, epoch)
-	pc.loaded("a.example", time.Hour, true, at(10)) // re-fetch: counted, not logged again
-	pc.loaded("b.example", 3*time.Second, true, epoch)
-	pc.loaded("c.example", time.Second, true, epoch) // under the cap
-	pc.loaded("d.example", 0, false, epoch)
+	pc.loaded("a.example", time.Hour, true, paceEpoch)
+	pc.loaded("a.example", time.Hour, true, paceAt(10)) // re-fetch: counted, not logged again
+	pc.loaded("b.example", 3*time.Second, true, paceEpoch)
+	pc.loaded("c.example", time.Second, true, paceEpoch) // under the cap
+	pc.loaded("d.example", 0, false, paceEpoch)
 
 	if got := pc.clamped(); got != 3 {
 		t.Errorf("clamped() = %d, want 3", got)
@@ -276,12 +283,12 @@ func TestPacerClampCountedAndLoggedOncePerHost(t *testing.T) {
 	}
 }
 
-type lockedWriter struct {
+type paceLog struct {
 	mu  *sync.Mutex
 	buf *bytes.Buffer
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) {
+func (w paceLog) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.buf.Write(p)
@@ -301,20 +308,20 @@ func TestPacerForget(t *testing.T) {
 	const a, b, c = "a.example", "b.example", "c.example"
 	tests := []struct {
 		name string
-		run  func(pc *pacer, clk *fakeClock)
+		run  func(pc *pacer, clk *paceClock)
 		kept []string // hosts still paced at the end
 	}{
-		{"hosts without a delay take no memory", func(pc *pacer, clk *fakeClock) {
-			pc.loaded(a, time.Second, true, epoch)
-			pc.loaded(b, 0, false, epoch)
+		{"hosts without a delay take no memory", func(pc *pacer, clk *paceClock) {
+			pc.loaded(a, time.Second, true, paceEpoch)
+			pc.loaded(b, 0, false, paceEpoch)
 		}, []string{a}},
-		{"idle entry is dropped at once", func(pc *pacer, clk *fakeClock) {
-			pc.loaded(a, time.Second, true, epoch)
+		{"idle entry is dropped at once", func(pc *pacer, clk *paceClock) {
+			pc.loaded(a, time.Second, true, paceEpoch)
 			clk.advance(2 * forgetGrace)
 			pc.forget("A.example")
 		}, nil},
-		{"fresh entry is spared, then swept", func(pc *pacer, clk *fakeClock) {
-			pc.loaded(a, time.Second, true, epoch)
+		{"fresh entry is spared, then swept", func(pc *pacer, clk *paceClock) {
+			pc.loaded(a, time.Second, true, paceEpoch)
 			pc.forget(a)
 			if d := pc.reserve(a, clk.now()); d != time.Second {
 				t.Errorf("spared host waits %v, want 1s", d)
@@ -322,22 +329,22 @@ func TestPacerForget(t *testing.T) {
 			clk.advance(forgetGrace)
 			pc.loaded(b, time.Second, true, clk.now()) // sweeps
 		}, []string{b}},
-		{"spared entry loaded again (twin origin) survives the sweep", func(pc *pacer, clk *fakeClock) {
-			pc.loaded(a, time.Second, true, epoch)
+		{"spared entry loaded again (twin origin) survives the sweep", func(pc *pacer, clk *paceClock) {
+			pc.loaded(a, time.Second, true, paceEpoch)
 			pc.forget(a)
-			pc.loaded(a, time.Second, true, epoch) // https://a loaded as http://a was evicted
+			pc.loaded(a, time.Second, true, paceEpoch) // https://a loaded as http://a was evicted
 			clk.advance(2 * forgetGrace)
 			pc.loaded(b, time.Second, true, clk.now())
 		}, []string{a, b}},
-		{"spared entry whose delay is removed", func(pc *pacer, clk *fakeClock) {
-			pc.loaded(a, time.Second, true, epoch)
+		{"spared entry whose delay is removed", func(pc *pacer, clk *paceClock) {
+			pc.loaded(a, time.Second, true, paceEpoch)
 			pc.forget(a)
 			pc.forget(a)
-			pc.loaded(a, 0, false, epoch)
+			pc.loaded(a, 0, false, paceEpoch)
 			clk.advance(2 * forgetGrace)
 			pc.loaded(c, time.Second, true, clk.now())
 		}, []string{c}},
-		{"unknown host", func(pc *pacer, clk *fakeClock) {
+		{"unknown host", func(pc *pacer, clk *paceClock) {
 			pc.forget(a)
 		}, nil},
 	}
@@ -385,11 +392,11 @@ func TestPacerConcurrentSlots(t *testing.T) {
 	t.Parallel()
 	const n, d = 50, 200 * time.Millisecond
 	pc := newPacer(0, nil)
-	pc.loaded("a.example", d, true, epoch)
+	pc.loaded("a.example", d, true, paceEpoch)
 	waits := make(chan time.Duration, n)
 	var wg sync.WaitGroup
 	for range n {
-		wg.Go(func() { waits <- pc.reserve("a.example", epoch) })
+		wg.Go(func() { waits <- pc.reserve("a.example", paceEpoch) })
 	}
 	wg.Wait()
 	close(waits)
@@ -405,9 +412,9 @@ func TestPacerConcurrentSlots(t *testing.T) {
 func TestPacerRules(t *testing.T) {
 	t.Parallel()
 	pc := newPacer(2*time.Second, nil)
-	pc.loaded("[::1]:8080", 500*time.Millisecond, true, epoch)
-	pc.loaded("a.b.example", time.Hour, true, epoch)
-	pc.loaded("none.example", 0, false, epoch)
+	pc.loaded("[::1]:8080", 500*time.Millisecond, true, paceEpoch)
+	pc.loaded("a.b.example", time.Hour, true, paceEpoch)
+	pc.loaded("none.example", 0, false, paceEpoch)
 
 	rs := pc.rules()
 	if len(rs) != 2 {
@@ -445,4 +452,212 @@ func TestPacerRules(t *testing.T) {
 			}
 		}
 	}
+}
+
+// arrivalSlack is how much earlier than the pacer's slot a request may be
+// seen to arrive: the pacer spaces the moments requests leave the client,
+// the servers record when they arrive, and loopback latency (a fresh dial
+// for one request, a reused connection for the next) differs by up to a
+// few milliseconds under -race. It keeps the bounds below lower bounds.
+const arrivalSlack = 25 * time.Millisecond
+
+// arrivals records when each request reached a test server, and its path.
+type arrivals struct {
+	mu    sync.Mutex
+	times []time.Time
+	paths []string
+}
+
+func (a *arrivals) snapshot() ([]time.Time, []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.times), slices.Clone(a.paths)
+}
+
+// pacedSite starts a loopback server (on ::1 when ipv6) that answers
+// /robots.txt with robots and any other path with a tiny page, recording
+// arrivals. It reports false when the address family is unavailable.
+func pacedSite(t *testing.T, robots string, ipv6 bool) (*httptest.Server, *arrivals, bool) {
+	t.Helper()
+	a := &arrivals{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		a.mu.Lock()
+		a.times, a.paths = append(a.times, now), append(a.paths, r.URL.Path)
+		a.mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, robots)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>page</body></html>")
+	}))
+	if ipv6 {
+		l, err := net.Listen("tcp", "[::1]:0")
+		if err != nil {
+			return nil, nil, false
+		}
+		srv.Listener.Close()
+		srv.Listener = l
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, a, true
+}
+
+// checkPace asserts that a saw robots.txt first, then pages pages, the
+// first page at least first after robots.txt and each next page at least
+// gap after the previous one.
+func checkPace(t *testing.T, host string, a *arrivals, pages int, first, gap time.Duration) {
+	t.Helper()
+	times, paths := a.snapshot()
+	if len(times) != pages+1 || paths[0] != "/robots.txt" {
+		t.Fatalf("%s: requests %q, want /robots.txt then %d pages", host, paths, pages)
+	}
+	for i := 1; i < len(times); i++ {
+		want := gap
+		if i == 1 {
+			want = first
+		}
+		if got := times[i].Sub(times[i-1]); got < want-arrivalSlack {
+			t.Errorf("%s: %s arrived %v after %s, want at least %v", host, paths[i], got, paths[i-1], want)
+		}
+	}
+}
+
+// visitAll visits srv's /p1 … /pN and waits for the collector.
+func visitAll(t *testing.T, c *colly.Collector, srv *httptest.Server, pages int) {
+	t.Helper()
+	for i := 1; i <= pages; i++ {
+		if err := c.Visit(fmt.Sprintf("%s/p%d", srv.URL, i)); err != nil {
+			t.Errorf("Visit: %v", err)
+		}
+	}
+	c.Wait()
+}
+
+// crawlContext bounds a crawl, so that a pacing bug fails the test with
+// missing requests instead of hanging it.
+func crawlContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestCrawlDelayEndToEnd crawls a loopback site through a real collector
+// and checks the gaps between arrivals: robots.txt then the pages, each at
+// least the effective delay apart, whatever LimitRules the user registered
+// before or after Apply.
+func TestCrawlDelayEndToEnd(t *testing.T) {
+	t.Parallel()
+	const cd = 300 * time.Millisecond
+	catchAll := func() *colly.LimitRule { return &colly.LimitRule{DomainGlob: "*", Parallelism: 4} }
+	slowCatchAll := func() *colly.LimitRule { return &colly.LimitRule{DomainGlob: "*", Delay: 500 * time.Millisecond} }
+	tests := []struct {
+		name          string
+		robots        string
+		async, ipv6   bool
+		before, after func() *colly.LimitRule // the user's rule, registered before / after Apply
+		opts          func(host string) []Option
+		pages         int
+		first, gap    time.Duration // robots.txt → first page; page → page
+		clamped       uint64
+	}{
+		{name: "Crawl-delay, sync", robots: "User-agent: *\nCrawl-delay: 0.3\n",
+			pages: 3, first: cd, gap: cd},
+		{name: "Crawl-delay, async", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+			pages: 3, first: cd, gap: cd},
+		{name: "Request-rate 1/1s, async", robots: "User-agent: colly\nRequest-rate: 1/1s\n", async: true,
+			pages: 2, first: time.Second, gap: time.Second},
+		{name: "user catch-all registered before Apply", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+			before: catchAll, pages: 3, first: cd, gap: cd},
+		{name: "user catch-all registered after Apply", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+			after: catchAll, pages: 3, first: cd, gap: cd},
+		{name: "slower user rule before Apply wins, sync", robots: "User-agent: *\nCrawl-delay: 0.2\n",
+			before: slowCatchAll, pages: 3, first: 200 * time.Millisecond, gap: 500 * time.Millisecond},
+		{name: "slower user rule after Apply wins, async", robots: "User-agent: *\nCrawl-delay: 0.2\n", async: true,
+			after: slowCatchAll, pages: 3, first: 200 * time.Millisecond, gap: 500 * time.Millisecond},
+		{name: "delay above the cap is clamped", robots: "User-agent: *\nCrawl-delay: 3600\n", async: true,
+			opts:  func(string) []Option { return []Option{WithMaxCrawlDelay(cd)} },
+			pages: 3, first: cd, gap: cd, clamped: 1},
+		{name: "override host keeps its Crawl-delay", robots: "User-agent: *\nDisallow: /\nCrawl-delay: 0.3\n", async: true,
+			opts:  func(host string) []Option { return []Option{WithOverride(host)} },
+			pages: 3, first: cd, gap: cd},
+		{name: "IPv6 literal with port", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true, ipv6: true,
+			pages: 2, first: cd, gap: cd},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, arr, ok := pacedSite(t, tt.robots, tt.ipv6)
+			if !ok {
+				t.Skip("no IPv6 loopback")
+			}
+			host := strings.TrimPrefix(srv.URL, "http://")
+			c := colly.NewCollector(colly.Async(tt.async), colly.StdlibContext(crawlContext(t)))
+			if tt.before != nil {
+				if err := c.Limit(tt.before()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var opts []Option
+			if tt.opts != nil {
+				opts = tt.opts(host)
+			}
+			ext := Apply(c, opts...)
+			if tt.after != nil {
+				if err := c.Limit(tt.after()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			visitAll(t, c, srv, tt.pages)
+			checkPace(t, host, arr, tt.pages, tt.first, tt.gap)
+			if got := ext.Stats().CrawlDelaysClamped; got != tt.clamped {
+				t.Errorf("CrawlDelaysClamped = %d, want %d", got, tt.clamped)
+			}
+		})
+	}
+}
+
+// TestCrawlDelayHostsIndependent crawls a fast and a slow host at once:
+// each keeps its own pace, and the slow host's wait does not hold up the
+// fast one, whose pages arrive while the slow host is still waiting.
+func TestCrawlDelayHostsIndependent(t *testing.T) {
+	t.Parallel()
+	const fastDelay, slowDelay, pages = 200 * time.Millisecond, 600 * time.Millisecond, 3
+	fast, fastArr, _ := pacedSite(t, "User-agent: *\nCrawl-delay: 0.2\n", false)
+	slow, slowArr, _ := pacedSite(t, "User-agent: *\nCrawl-delay: 0.6\n", false)
+
+	c := colly.NewCollector(colly.Async(true), colly.StdlibContext(crawlContext(t)))
+	Apply(c)
+	for i := 1; i <= pages; i++ {
+		for _, srv := range []*httptest.Server{slow, fast} {
+			if err := c.Visit(fmt.Sprintf("%s/p%d", srv.URL, i)); err != nil {
+				t.Errorf("Visit: %v", err)
+			}
+		}
+	}
+	c.Wait()
+
+	checkPace(t, "fast", fastArr, pages, fastDelay, fastDelay)
+	checkPace(t, "slow", slowArr, pages, slowDelay, slowDelay)
+	fastTimes, _ := fastArr.snapshot()
+	slowTimes, _ := slowArr.snapshot()
+	// slowTimes[1] is the slow host's first page, 0.6 s after its
+	// robots.txt; by then the fast host has had time for robots.txt and
+	// two pages (at 0, 0.2 and 0.4 s).
+	if n := countBefore(fastTimes, slowTimes[1]); n < 2 {
+		t.Errorf("only %d fast-host requests arrived before the slow host's first page; want at least 2 (hosts paced together?)", n)
+	}
+}
+
+func countBefore(ts []time.Time, limit time.Time) int {
+	n := 0
+	for _, t := range ts {
+		if t.Before(limit) {
+			n++
+		}
+	}
+	return n
 }
