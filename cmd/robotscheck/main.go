@@ -3,9 +3,9 @@
 //
 // Usage:
 //
-//	robotscheck [flags] URL...                  fetch each origin's robots.txt
-//	robotscheck [flags] -robots FILE URL|PATH... check against a local file
-//	robotscheck [flags] [-robots FILE] < urls.txt
+//	robotscheck [flags] URL...                    fetch each origin's robots.txt
+//	robotscheck [flags] -robots FILE URL|PATH...  check against a local file
+//	robotscheck [flags] [-robots FILE] < urls.txt read the URLs from stdin
 //
 // Without -robots, the robots.txt of each URL's origin is fetched once, with
 // the request rules, limits and outcome table of the extension (see
@@ -24,16 +24,25 @@
 //
 //	DISALLOWED https://example.com/private/a  disallowed by rule, line 7: Disallow: /private
 //
-// A fetched robots.txt shows the deciding rule's pattern instead of the
-// line's text. With -json the output is one JSON object per URL instead,
-// each complete in itself (see result for its fields).
+// For a fetched robots.txt the deciding rule's pattern stands in for the
+// line's text. Header lines start with '#', so `grep -v '^#'` keeps only
+// the verdicts.
+//
+// With -json the output is one JSON object per URL instead, each complete
+// in itself: url, allowed, reason, line (0: no rule decided), rule,
+// line_text (local files), group_lines, group_specific (the groups name the
+// agent rather than "*"), crawl_delay (seconds, null when none), sitemaps,
+// and robots_file for a local file or robots_url, final_url (after
+// redirects), status (absent when there was no HTTP answer), outcome (ok,
+// unavailable, unreachable, unauthorized) and fetch_error for a fetch. A URL
+// that could not be checked gets {"url": ..., "error": ...}.
 //
 // Flags:
 //
 //	-ua TOKEN      product token the rules are checked for, such as FooBot
 //	               (letters, '-' and '_'); also sent as the User-Agent of
-//	               fetches. The default, "robotscheck", is named by no
-//	               robots.txt, so the "*" group answers.
+//	               fetches. The default, "robotscheck", is a token no
+//	               robots.txt is expected to name, so the "*" group answers.
 //	-robots FILE   check against FILE instead of fetching
 //	-fail MODE     what an unreachable robots.txt means: closed (disallow
 //	               everything, RFC 9309, the default) or open (allow)
@@ -122,6 +131,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	default:
 		return usageErr("-fail %q: want closed or open", *failFlag)
 	}
+	if *timeout < 0 {
+		return usageErr("-timeout %v: want a positive duration", *timeout)
+	}
 	opts := []robotsext.Option{robotsext.WithUserAgent(*ua), robotsext.WithTimeout(*timeout)}
 	switch *authFlag {
 	case "allow":
@@ -129,9 +141,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		opts = append(opts, robotsext.WithUnauthorizedDisallowAll())
 	default:
 		return usageErr("-unauthorized %q: want allow or disallow", *authFlag)
-	}
-	if *timeout < 0 {
-		return usageErr("-timeout %v: want a positive duration", *timeout)
 	}
 	targets := fs.Args()
 	for _, t := range targets {
@@ -147,8 +156,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageErr("%v", err)
 		}
-		if src.size > robotsext.MaxBodySize {
-			out.warn("warning: %s is %d bytes; crawlers read only the first %d", *robotsFile, src.size, robotsext.MaxBodySize)
+		if n := src.robots.Size; n > robotsext.MaxBodySize {
+			out.warn("warning: %s is %d bytes; crawlers read only the first %d", *robotsFile, n, robotsext.MaxBodySize)
 		}
 		c.local = src
 	}
@@ -191,8 +200,7 @@ type checker struct {
 	out  *printer
 
 	local   *source            // the -robots file; nil when fetching
-	origins map[string]*source // fetched robots.txt by scheme://host[:port]
-	failed  map[string]error   // origins FetchRobots refused, by the same key
+	origins map[string]*source // fetched robots.txt by originKey
 
 	status int // exit status so far: the worst seen
 }
@@ -225,11 +233,7 @@ func (c *checker) check(raw string) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		fail(fmt.Errorf("invalid URL: %v", err))
+		fail(fmt.Errorf("invalid URL: %v", cause(err)))
 		return
 	}
 	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
@@ -264,23 +268,16 @@ func (c *checker) fetch(raw string, u *url.URL) (*source, error) {
 	if src, ok := c.origins[key]; ok {
 		return src, nil
 	}
-	if err, ok := c.failed[key]; ok {
-		return nil, err
-	}
 	r, err := robotsext.FetchRobots(context.Background(), raw, c.opts...)
 	if err != nil {
-		if c.failed == nil {
-			c.failed = map[string]error{}
-		}
-		c.failed[key] = err
-		return nil, err
+		return nil, err // the URL has no robots.txt; nothing was fetched
 	}
 	src := newSource(r.URL, r, nil, c.ua)
 	c.origins[key] = src
 	if noAnswer(r) {
 		// The outcome table still decides (see -fail), but the check
 		// itself did not work: say so once per origin, and exit 2.
-		c.out.warn("%s: no answer: %v (URLs checked as %v)", r.URL, r.Err, c.mode)
+		c.out.warn("%s: no answer: %v (URLs checked %v)", r.URL, cause(r.Err), c.mode)
 		c.worsen(exitError)
 	}
 	if r.Truncated {
@@ -295,6 +292,16 @@ func (c *checker) fetch(raw string, u *url.URL) (*source, error) {
 func noAnswer(r *robotsext.Robots) bool {
 	return r.Outcome == robotsext.OutcomeUnreachable &&
 		r.Status != http.StatusTooManyRequests && r.Status < 500
+}
+
+// cause strips the request description net/http wraps around a
+// network error; the robots.txt URL is printed anyway.
+func cause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // originKey names the origin of an absolute http(s) URL the way one
@@ -315,7 +322,6 @@ type source struct {
 	robots *robotsext.Robots
 	local  bool   // a -robots file, not a fetch
 	body   []byte // the file's bytes, when local
-	size   int    // bytes of the file, when local
 
 	groupLines []int // user-agent lines of the groups chosen for the agent
 	specific   bool  // the groups name the agent (else "*" or none)
@@ -333,9 +339,11 @@ func loadFile(path, ua string) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading robots.txt: %w", err)
 	}
+	// A file read is an OK answer: Robots.Verdict then decides exactly
+	// as for a fetched file.
 	r := &robotsext.Robots{Outcome: robotsext.OutcomeOK, Policy: robotsext.ParsePolicy(body), Size: len(body)}
 	src := newSource(path, r, body, ua)
-	src.local, src.size = true, len(body)
+	src.local = true
 	return src, nil
 }
 

@@ -653,3 +653,22 @@ func TestWorstStatus(t *testing.T) {
 		t.Errorf("no URLs: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestOversized checks the warning for a robots.txt longer than crawlers
+// read, local or fetched; it changes neither the verdict nor the status.
+func TestOversized(t *testing.T) {
+	t.Parallel()
+	body := "User-agent: *\nDisallow: /a\n" + strings.Repeat("# padding\n", robotsext.MaxBodySize/10+1)
+	path := writeFile(t, body)
+	o := newOrigin(t, 200, body)
+	for _, args := range [][]string{{"-robots", path, "/a"}, {o.URL + "/a"}} {
+		out, errOut, code := runCmd(t, "", args...)
+		if code != exitDisallowed || len(verdictLines(out)) != 1 {
+			t.Errorf("%v: exit %d, output\n%s", args, code, out)
+		}
+		if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "robotscheck: warning: ") ||
+			!strings.Contains(errOut, fmt.Sprint(robotsext.MaxBodySize)) {
+			t.Errorf("%v: stderr %q, want one warning", args, errOut)
+		}
+	}
+}

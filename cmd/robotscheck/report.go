@@ -139,7 +139,7 @@ func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text 
 		res.FinalURL = r.FinalURL
 	}
 	if r.Err != nil {
-		res.FetchError = r.Err.Error()
+		res.FetchError = cause(r.Err).Error()
 	}
 	return res
 }
@@ -153,7 +153,7 @@ func (p *printer) header(src *source) {
 	p.heads++
 	r := src.robots
 	if src.local {
-		fmt.Fprintf(p.w, "# robots.txt: %s (local file, %d bytes)\n", printable(src.name), src.size)
+		fmt.Fprintf(p.w, "# robots.txt: %s (local file, %d bytes)\n", printable(src.name), r.Size)
 	} else {
 		fmt.Fprintf(p.w, "# robots.txt: %s", printable(r.URL))
 		if r.Redirects > 0 {
@@ -165,7 +165,7 @@ func (p *printer) header(src *source) {
 		}
 		p.w.WriteString(r.Outcome.String())
 		if r.Err != nil && r.Status < 500 && r.Status != 429 { // else Err only repeats the status
-			fmt.Fprintf(p.w, " (%s)", printable(r.Err.Error()))
+			fmt.Fprintf(p.w, " (%s)", printable(cause(r.Err).Error()))
 		}
 		if r.Outcome == robotsext.OutcomeUnreachable {
 			fmt.Fprintf(p.w, ", checked %v", p.mode)
