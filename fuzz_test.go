@@ -15,14 +15,20 @@ import (
 // by memoised recursion, so that a bug in grouping, indexing, sorting or
 // pattern matching shows up as a disagreement.
 
-// naiveMatch matches pattern against path by recursion on both strings.
+// naiveMatch matches pattern against path by memoised recursion on both
+// strings: a '*' either matches nothing or swallows one more octet.
 func naiveMatch(pattern, path string) bool {
-	memo := map[[2]int]bool{}
+	const (
+		unknown = iota
+		no
+		yes
+	)
+	memo := make([]byte, (len(pattern)+1)*(len(path)+1))
 	var rec func(i, j int) bool
 	rec = func(i, j int) bool {
-		key := [2]int{i, j}
-		if v, ok := memo[key]; ok {
-			return v
+		cell := &memo[i*(len(path)+1)+j]
+		if *cell != unknown {
+			return *cell == yes
 		}
 		var r bool
 		switch {
@@ -31,13 +37,14 @@ func naiveMatch(pattern, path string) bool {
 		case pattern[i] == '$' && i == len(pattern)-1:
 			r = j == len(path)
 		case pattern[i] == '*':
-			for k := j; k <= len(path) && !r; k++ {
-				r = rec(i+1, k)
-			}
+			r = rec(i+1, j) || (j < len(path) && rec(i, j+1))
 		default:
 			r = j < len(path) && path[j] == pattern[i] && rec(i+1, j+1)
 		}
-		memo[key] = r
+		*cell = no
+		if r {
+			*cell = yes
+		}
 		return r
 	}
 	return rec(0, 0)
@@ -198,7 +205,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, s := range p.Sitemaps() {
-			if !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+			if low := strings.ToLower(s); !strings.HasPrefix(low, "http://") && !strings.HasPrefix(low, "https://") {
 				t.Fatalf("sitemap %q is not an absolute http(s) URL", s)
 			}
 		}
@@ -214,7 +221,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add([]byte(s), "FooBot", urls[i%len(urls)])
 	}
 	f.Fuzz(func(t *testing.T, robots []byte, ua, rawURL string) {
-		if len(robots) > 4<<10 || len(rawURL) > 512 {
+		if len(robots) > 4<<10 || len(rawURL) > 5000 {
 			t.Skip("the naive matcher is for small inputs")
 		}
 		got := ParsePolicy(robots).Check(ua, rawURL)

@@ -42,6 +42,11 @@ type Policy struct {
 	global []int32
 
 	sitemaps []string
+
+	// Crawl delays, keyed like agents. They have their own, narrower
+	// scoping than rules (see builder.delayScope).
+	delays      map[string]time.Duration
+	globalDelay time.Duration // 0: none
 }
 
 // group is one record of robots.txt: one or more user-agent lines followed by
@@ -51,9 +56,7 @@ type group struct {
 	// spans says where each kind of rule lives in Policy.rules. While the
 	// builder counts, spans[k].end holds the number of rules of kind k;
 	// while it places rules, spans[k].end is the next free slot.
-	spans    [numKinds]span
-	delay    time.Duration // slowest Crawl-delay / Request-rate interval seen
-	hasDelay bool
+	spans [numKinds]span
 }
 
 // span is the half-open range [start, end) of Policy.rules.
@@ -263,6 +266,20 @@ type builder struct {
 	textSize int   // bytes of patterns, counted in the first pass
 	text     strings.Builder
 	seenMaps map[string]bool // sitemaps already listed, once there are many
+
+	// delayScope holds the agents a Crawl-delay or Request-rate line
+	// applies to: the run of user-agent lines just before it. Unlike
+	// rule groups, any other directive ends the run, so that
+	//
+	//	User-agent: *
+	//	Crawl-delay: 5
+	//	User-agent: FooBot
+	//	Crawl-delay: 1
+	//
+	// gives FooBot 1 s, as crawlers that honour Crawl-delay read it.
+	delayScope  []string
+	scopeGlobal bool
+	lastWasUA   bool
 }
 
 // openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
@@ -280,9 +297,14 @@ func (b *builder) openGroup(line int32) {
 func (b *builder) inGroup() bool { return len(b.p.groups) > 0 }
 
 func (b *builder) count(d directive) {
+	wasUA := b.lastWasUA
+	b.lastWasUA = d.key == keyUserAgent
 	switch d.key {
 	case keyUserAgent:
 		b.openGroup(d.line)
+		if !wasUA {
+			b.delayScope, b.scopeGlobal = b.delayScope[:0], false
+		}
 		b.addAgent(d.value)
 	case keyAllow, keyDisallow:
 		if !b.inGroup() {
@@ -313,8 +335,23 @@ func (b *builder) count(d directive) {
 		} else {
 			d0, ok = parseRequestRate(d.value)
 		}
-		if g := &b.p.groups[b.cur]; ok && (!g.hasDelay || d0 > g.delay) {
-			g.delay, g.hasDelay = d0, true
+		if ok {
+			b.addDelay(d0)
+		}
+	}
+}
+
+// addDelay records the slowest delay for every agent of the delay scope.
+func (b *builder) addDelay(d time.Duration) {
+	if b.scopeGlobal && d > b.p.globalDelay {
+		b.p.globalDelay = d
+	}
+	for _, key := range b.delayScope {
+		if b.p.delays == nil {
+			b.p.delays = make(map[string]time.Duration)
+		}
+		if d > b.p.delays[key] {
+			b.p.delays[key] = d
 		}
 	}
 }
@@ -322,6 +359,7 @@ func (b *builder) count(d directive) {
 func (b *builder) addAgent(value []byte) {
 	token, global := agentToken(value)
 	if global {
+		b.scopeGlobal = true
 		if n := len(b.p.global); n == 0 || b.p.global[n-1] != b.cur {
 			b.p.global = append(b.p.global, b.cur)
 		}
@@ -336,11 +374,13 @@ func (b *builder) addAgent(value []byte) {
 		low[i] = lower(c)
 	}
 	gs, ok := b.p.agents[string(low)]
+	key := string(low)
 	if !ok {
-		b.p.agents[string(low)] = []int32{b.cur}
+		b.p.agents[key] = []int32{b.cur}
 	} else if gs[len(gs)-1] != b.cur {
-		b.p.agents[string(low)] = append(gs, b.cur)
+		b.p.agents[key] = append(gs, b.cur)
 	}
+	b.delayScope = append(b.delayScope, key)
 }
 
 // addSitemap keeps absolute http(s) URLs with a host, once each, in file
@@ -533,21 +573,19 @@ func (p *Policy) Sitemaps() []string {
 
 // CrawlDelay returns the pause the file asks userAgent to leave between
 // requests: the slowest of the Crawl-delay values and Request-rate intervals
-// of the groups that apply to userAgent (chosen as Check chooses them), and
-// whether there was any.
+// written for it, and whether there was any. A Crawl-delay line applies to the
+// user-agent lines directly above it. An agent named anywhere in the file
+// takes only its own delays, as it takes only its own rules; any other agent
+// takes the "*" delays.
 func (p *Policy) CrawlDelay(userAgent string) (time.Duration, bool) {
-	var d time.Duration
-	found := false
 	if p == nil {
 		return 0, false
 	}
-	gs, _ := p.groupsFor(userAgent)
-	for _, g := range gs {
-		if g := &p.groups[g]; g.hasDelay && (!found || g.delay > d) {
-			d, found = g.delay, true
-		}
+	if _, specific := lookupAgent(p.agents, userAgent); specific {
+		d, ok := lookupAgent(p.delays, userAgent)
+		return d, ok
 	}
-	return d, found
+	return p.globalDelay, p.globalDelay > 0
 }
 
 // Groups returns the lines of the user-agent records that start the groups
@@ -570,20 +608,28 @@ func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
 // the agent but has no rules still replaces "*". The token is compared
 // case-insensitively and as given.
 func (p *Policy) groupsFor(userAgent string) (gs []int32, specific bool) {
-	if len(p.agents) > 0 {
-		var buf [64]byte
-		if len(userAgent) <= len(buf) {
-			key := buf[:len(userAgent)]
-			for i := range len(userAgent) {
-				key[i] = lower(userAgent[i])
-			}
-			gs = p.agents[string(key)] // no allocation for a map index
-		} else {
-			gs = p.agents[strings.ToLower(userAgent)]
-		}
-		if len(gs) > 0 {
-			return gs, true
-		}
+	if gs, ok := lookupAgent(p.agents, userAgent); ok {
+		return gs, true
 	}
 	return p.global, false
+}
+
+// lookupAgent finds userAgent in a map keyed by lower-cased tokens, without
+// allocating for tokens of up to 64 bytes.
+func lookupAgent[V any](m map[string]V, userAgent string) (V, bool) {
+	if len(m) == 0 {
+		var zero V
+		return zero, false
+	}
+	var buf [64]byte
+	if len(userAgent) > len(buf) {
+		v, ok := m[strings.ToLower(userAgent)]
+		return v, ok
+	}
+	key := buf[:len(userAgent)]
+	for i := range len(userAgent) {
+		key[i] = lower(userAgent[i])
+	}
+	v, ok := m[string(key)] // a map index by string(bytes) does not allocate
+	return v, ok
 }
