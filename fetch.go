@@ -254,7 +254,7 @@ func pathOf(u *url.URL) string {
 			p = "/" + p
 		}
 	} else {
-		p = u.EscapedPath()
+		p = escapedPath(u)
 		if p == "" {
 			p = "/"
 		}
@@ -265,6 +265,53 @@ func pathOf(u *url.URL) string {
 		p += "?"
 	}
 	return escapeNonASCII(p)
+}
+
+// escapedPath is u.EscapedPath() without its allocation for paths that
+// hold escapes: RawPath is used when it is a valid encoding of Path made
+// only of characters EscapedPath would keep, which is the case for every
+// URL url.Parse returns.
+func escapedPath(u *url.URL) string {
+	if u.RawPath == "" || !rawPathMatches(u.RawPath, u.Path) {
+		return u.EscapedPath()
+	}
+	return u.RawPath
+}
+
+// rawPathMatches reports whether raw decodes to path and holds only
+// unreserved and sub-delimiter characters, ':', '@', '/' and %XX escapes.
+func rawPathMatches(raw, path string) bool {
+	j := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(raw) || !isHex(raw[i+1]) || !isHex(raw[i+2]) {
+				return false
+			}
+			c = unhex(raw[i+1])<<4 | unhex(raw[i+2])
+			i += 2
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
+		default:
+			return false
+		}
+		if j >= len(path) || path[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(path)
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // pathOfRaw is pathOf for a string that may be an absolute URL or a bare

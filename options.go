@@ -79,6 +79,10 @@ type config struct {
 	redirect     RedirectHandler // the user's redirect handler, run after ours
 	redirectSet  bool
 	now          func() time.Time // injectable clock
+
+	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
+	// by the Crawl-delay option of delay.go and handed to newPacer.
+	maxCrawlDelay time.Duration
 }
 
 func newConfig(opts []Option) *config {
@@ -279,10 +283,8 @@ func parseHostPattern(s string) (hostPattern, bool) {
 	return p, true
 }
 
-// match reports whether the canonical host (lower case, default port
-// folded) is covered by p. A pattern port never matches a folded default
-// port, so "a:80" patterns match only "http://a:80" written out, which
-// Colly folds; write "a" for the default ports.
+// match reports whether p covers a host (lower case) and port; port is
+// never empty: the scheme's default port stands in when the URL has none.
 func (p hostPattern) match(host, port string) bool {
 	if p.port != "" && p.port != port {
 		return false

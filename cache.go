@@ -1,0 +1,130 @@
+package robotsext
+
+// This file keeps the robots.txt in force per origin: a bounded LRU cache of
+// immutable entries, and the rules that turn one fetch plus the previous
+// entry into the next entry (stale copies, backoff).
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// entry is the robots.txt in force for one origin. It is built by newEntry
+// and never modified afterwards, so it may be read without a lock; a fetch
+// stores a new entry in its place.
+type entry struct {
+	origin   origin
+	robots   *Robots   // the latest answer
+	outcome  Outcome   // what decides: OutcomeOK while a stale copy is in force
+	policy   *Policy   // the rules in force, nil unless outcome is OutcomeOK
+	stale    bool      // policy is the last good copy, kept while unreachable
+	good     *Robots   // the last good answer (validators for revalidation), or nil
+	goodAt   time.Time // when good was last fetched or confirmed by a 304
+	failures int       // unreachable answers in a row
+	override bool      // WithOverride covers the origin
+	expires  time.Time // when to fetch again
+}
+
+// newEntry combines a fetch with the entry it replaces (nil if none).
+// A good copy confirmed within MaxStale keeps deciding while the origin is
+// unreachable, until MaxStale has passed since it was last confirmed.
+func newEntry(o origin, prev *entry, r *Robots) *entry {
+	e := &entry{origin: o, robots: r, outcome: r.Outcome, expires: r.Expires}
+	switch r.Outcome {
+	case OutcomeOK:
+		e.policy, e.good, e.goodAt = r.Policy, r, r.FetchedAt
+	case OutcomeUnreachable:
+		e.failures = 1
+		if prev != nil {
+			e.failures = prev.failures + 1
+			if prev.good != nil && r.FetchedAt.Sub(prev.goodAt) <= MaxStale {
+				e.outcome, e.policy, e.stale = OutcomeOK, prev.good.Policy, true
+				e.good, e.goodAt = prev.good, prev.goodAt
+				if end := prev.goodAt.Add(MaxStale); end.Before(e.expires) {
+					e.expires = end
+				}
+			}
+		}
+	}
+	return e
+}
+
+// lru is a bounded map from origin to entry that forgets the least
+// recently used origin first. It is safe for concurrent use; mu is held
+// only for map and list operations, never across I/O.
+type lru struct {
+	max     int
+	onEvict func(*entry) // called after mu is released; may be nil
+
+	mu        sync.Mutex
+	items     map[origin]*list.Element // guarded by mu; values are *entry
+	order     list.List                // guarded by mu; front is most recent
+	evictions uint64                   // guarded by mu
+}
+
+func newLRU(max int, onEvict func(*entry)) *lru {
+	return &lru{max: max, onEvict: onEvict, items: make(map[origin]*list.Element)}
+}
+
+// get returns o's entry and marks it most recently used.
+func (c *lru) get(o origin) *entry {
+	c.mu.Lock()
+	el, ok := c.items[o]
+	if !ok {
+		c.mu.Unlock()
+		return nil
+	}
+	c.order.MoveToFront(el)
+	e := el.Value.(*entry)
+	c.mu.Unlock()
+	return e
+}
+
+// peek returns o's entry without marking it used.
+func (c *lru) peek(o origin) *entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[o]; ok {
+		return el.Value.(*entry)
+	}
+	return nil
+}
+
+// has reports whether o is cached.
+func (c *lru) has(o origin) bool {
+	c.mu.Lock()
+	_, ok := c.items[o]
+	c.mu.Unlock()
+	return ok
+}
+
+// put stores e as its origin's entry, evicting the least recently used
+// origin when the cache is full.
+func (c *lru) put(e *entry) {
+	var evicted *entry
+	c.mu.Lock()
+	if el, ok := c.items[e.origin]; ok {
+		el.Value = e
+		c.order.MoveToFront(el)
+	} else {
+		c.items[e.origin] = c.order.PushFront(e)
+		if c.order.Len() > c.max {
+			back := c.order.Back()
+			evicted = c.order.Remove(back).(*entry)
+			delete(c.items, evicted.origin)
+			c.evictions++
+		}
+	}
+	c.mu.Unlock()
+	if evicted != nil && c.onEvict != nil {
+		c.onEvict(evicted)
+	}
+}
+
+// counts returns the number of cached origins and of evictions so far.
+func (c *lru) counts() (n int, evictions uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.order.Len(), c.evictions
+}

@@ -1,0 +1,115 @@
+package robotsext
+
+import "sync/atomic"
+
+// Stats is a snapshot of an Extension's counters, taken by
+// Extension.Stats. Counters only grow, except Origins.
+type Stats struct {
+	// Fetches counts robots.txt fetches by outcome, revalidations
+	// included. Fetches abandoned because the context ended are not
+	// counted.
+	Fetches map[Outcome]uint64
+	// NotModified counts revalidations answered 304 (also counted as
+	// OutcomeOK in Fetches).
+	NotModified uint64
+	// CacheHits counts decisions made from a fresh cached robots.txt;
+	// CacheMisses counts those that fetched it or waited for a fetch.
+	CacheHits   uint64
+	CacheMisses uint64
+	// Origins is the number of origins cached now; Evictions counts the
+	// origins the cache dropped to stay within WithCacheSize.
+	Origins   int
+	Evictions uint64
+	// StaleServed counts decisions made from a last good copy while its
+	// origin was unreachable.
+	StaleServed uint64
+	// Allowed counts the requests and redirect hops let through, by
+	// reason. Blocked counts those robots.txt disallowed, by reason; in
+	// shadow mode they were let through anyway and are also counted in
+	// Shadowed. Ad-hoc Check calls are not counted here.
+	Allowed  map[Reason]uint64
+	Blocked  map[Reason]uint64
+	Shadowed uint64
+	// Overrides counts the decisions WithOverride made (also counted in
+	// Allowed under ReasonOverride).
+	Overrides uint64
+	// RedirectsBlocked counts redirect hops refused (also counted in
+	// Blocked).
+	RedirectsBlocked uint64
+	// Cancelled counts requests passed on undecided because the
+	// collector's context ended while robots.txt was being fetched; Colly
+	// then fails them with the context's error.
+	Cancelled uint64
+	// CrawlDelaysClamped counts Crawl-delay values above the maximum that
+	// were clamped.
+	CrawlDelaysClamped uint64
+}
+
+// maxReasons bounds the Reason values counted; verdict.go defines fewer.
+const maxReasons = 16
+
+// counters are the live counters behind Stats. Every field is updated
+// atomically and may be read at any time.
+type counters struct {
+	fetches             [OutcomeUnauthorized + 1]atomic.Uint64
+	notModified         atomic.Uint64
+	hits, misses        atomic.Uint64
+	staleServed         atomic.Uint64
+	allowed, blocked    [maxReasons]atomic.Uint64
+	shadowed, overrides atomic.Uint64
+	redirectsBlocked    atomic.Uint64
+	cancelled           atomic.Uint64
+}
+
+// decided counts one enforced decision.
+func (c *counters) decided(v Verdict) {
+	r := v.Reason % maxReasons
+	if v.Allowed {
+		c.allowed[r].Add(1)
+	} else {
+		c.blocked[r].Add(1)
+	}
+	if v.Reason == ReasonOverride {
+		c.overrides.Add(1)
+	}
+}
+
+// fetched counts one completed fetch.
+func (c *counters) fetched(r *Robots) {
+	if int(r.Outcome) < len(c.fetches) {
+		c.fetches[r.Outcome].Add(1)
+	}
+	if r.NotModified {
+		c.notModified.Add(1)
+	}
+}
+
+func (c *counters) snapshot() Stats {
+	s := Stats{
+		Fetches:          map[Outcome]uint64{},
+		Allowed:          map[Reason]uint64{},
+		Blocked:          map[Reason]uint64{},
+		NotModified:      c.notModified.Load(),
+		CacheHits:        c.hits.Load(),
+		CacheMisses:      c.misses.Load(),
+		StaleServed:      c.staleServed.Load(),
+		Shadowed:         c.shadowed.Load(),
+		Overrides:        c.overrides.Load(),
+		RedirectsBlocked: c.redirectsBlocked.Load(),
+		Cancelled:        c.cancelled.Load(),
+	}
+	for i := range c.fetches {
+		if n := c.fetches[i].Load(); n > 0 {
+			s.Fetches[Outcome(i)] = n
+		}
+	}
+	for i := range maxReasons {
+		if n := c.allowed[i].Load(); n > 0 {
+			s.Allowed[Reason(i)] = n
+		}
+		if n := c.blocked[i].Load(); n > 0 {
+			s.Blocked[Reason(i)] = n
+		}
+	}
+	return s
+}
