@@ -161,7 +161,7 @@ func splitDirective(line []byte) (key, value []byte, ok bool) {
 			return nil, nil, false
 		}
 		rest := bytes.TrimLeft(line[sep:], " \t")
-		if bytes.IndexAny(rest, " \t") >= 0 {
+		if bytes.ContainsAny(rest, " \t") {
 			return nil, nil, false
 		}
 	}
