@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -324,7 +325,10 @@ func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
 			}
 			// The fetch ran under another caller's context, which ended.
 			// Unless ours has too, fetch again.
-			if err := ctx.Err(); err != nil {
+			if err := ctx.Err(); err != nil || !isContextErr(res.Err) {
+				if err == nil {
+					err = res.Err
+				}
 				return nil, err
 			}
 		case <-ctx.Done():
@@ -404,6 +408,10 @@ func (e *Extension) logFetch(ctx context.Context, en *entry, token, ua string) {
 		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
 			"token", token, "user_agent", ua)
 	}
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // context returns the collector's context, or Background.

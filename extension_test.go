@@ -723,6 +723,11 @@ func TestCheckAndSitemapsErrors(t *testing.T) {
 			t.Errorf("FetchRobots(%q): %v", bad, err)
 		}
 	}
+	// An IPv6 zone is escaped in the robots.txt URL; the mock has no
+	// responder for it, so it is unreachable, promptly.
+	if v, err := e.Check("http://[fe80::1%25en0]:8080/x"); err != nil || v.Allowed || v.Reason != ReasonUnreachable {
+		t.Errorf("zone: %+v %v", v, err)
+	}
 	if v, err := e.Check("ftp://a.test/x"); err != nil || !v.Allowed || v.Reason != ReasonNotApplicable {
 		t.Errorf("ftp: %+v %v", v, err)
 	}

@@ -198,7 +198,11 @@ func (o origin) scheme() string {
 // String returns "scheme://host".
 func (o origin) String() string { return o.scheme() + "://" + o.host }
 
-func (o origin) robotsURL() string { return o.String() + "/robots.txt" }
+// robotsURL returns the origin's robots.txt URL, the host escaped as a
+// URL needs it (an IPv6 zone's '%' becomes "%25").
+func (o origin) robotsURL() string {
+	return (&url.URL{Scheme: o.scheme(), Host: o.host, Path: "/robots.txt"}).String()
+}
 
 // originOf returns the origin of u, ErrNotHTTP for other schemes and
 // ErrInvalidURL when there is no host. It does not allocate when u is
@@ -420,8 +424,10 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, r.URL, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	if err != nil { // a host url.Parse let through but net/http rejects
+		r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		r.Expires = r.FetchedAt.Add(backoff(failures, 0))
+		return r, nil
 	}
 	req.Header = hdr
 	if h := hdr.Get("Host"); h != "" {
