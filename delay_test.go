@@ -561,7 +561,7 @@ func TestCrawlDelayEndToEnd(t *testing.T) {
 		before, after func() *colly.LimitRule // the user's rule, registered before / after Apply
 		opts          func(host string) []Option
 		pages         int
-		first, gap    time.Duration // robots.txt → first page; page → page
+		first, gap    time.Duration // robots.txt → first page (the capped robots.txt delay); page → page
 		clamped       uint64
 	}{
 		{name: "Crawl-delay, sync", robots: "User-agent: *\nCrawl-delay: 0.3\n",
@@ -615,6 +615,14 @@ func TestCrawlDelayEndToEnd(t *testing.T) {
 			checkPace(t, host, arr, tt.pages, tt.first, tt.gap)
 			if got := ext.Stats().CrawlDelaysClamped; got != tt.clamped {
 				t.Errorf("CrawlDelaysClamped = %d, want %d", got, tt.clamped)
+			}
+			// The pace reads back as one exact LimitRule for the host.
+			rs := ext.LimitRules()
+			if len(rs) != 1 || rs[0].Delay != tt.first || rs[0].Parallelism != 1 {
+				t.Fatalf("LimitRules() = %+v, want one rule with Delay %v, Parallelism 1", rs, tt.first)
+			}
+			if err := rs[0].Init(); err != nil || !rs[0].Match(host) || rs[0].Match(host+"0") {
+				t.Errorf("rule %q (Init: %v) does not match exactly %q", rs[0].DomainRegexp, err, host)
 			}
 		})
 	}
