@@ -217,7 +217,7 @@ func originOf(u *url.URL) (origin, error) {
 		return o, ErrNotHTTP
 	}
 	host := u.Host
-	if host == "" || strings.ContainsAny(host, " /\\?#@") {
+	if host == "" || !validHost(host) {
 		return o, ErrInvalidURL
 	}
 	host = strings.ToLower(host) // returns host itself when already lower case
@@ -236,6 +236,18 @@ func originOf(u *url.URL) (origin, error) {
 	}
 	o.host = host
 	return o, nil
+}
+
+// validHost rejects hosts holding characters no authority may hold
+// (url.Parse lets a few through).
+func validHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		switch host[i] {
+		case ' ', '/', '\\', '?', '#', '@':
+			return false
+		}
+	}
+	return true
 }
 
 // pathOf returns what robots.txt rules are matched against for u: the path
