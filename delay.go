@@ -38,8 +38,9 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // Hosts without a delay take no memory. A host's entry lives until its
 // robots.txt is re-fetched without a delay or forget is called for it (the
 // extension does when its origin cache evicts the host's last origin), so the
-// map is no larger than that cache. A pacer is safe for concurrent use; it
-// starts no goroutines, and the only timers are those of waiting requests.
+// map is no larger than that cache, plus entries forget spared for at most a
+// minute (see forgetGrace). A pacer is safe for concurrent use; it starts no
+// goroutines, and the only timers are those of waiting requests.
 type pacer struct {
 	max    time.Duration // cap on delays; set by newPacer, read-only after
 	logger *slog.Logger  // receives one warning per clamped host; never nil
