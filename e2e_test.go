@@ -556,3 +556,138 @@ func TestE2ECrawlDelayReachesPacer(t *testing.T) {
 		t.Errorf("LimitRules %+v", rules)
 	}
 }
+
+// TestE2EAbortBookkeeping pins down how an aborted request looks to the
+// collector, where it differs from Colly's built-in check (which fails
+// Visit with ErrRobotsTxtBlocked before any bookkeeping): Visit returns nil,
+// the URL is marked visited, and the request counts toward MaxRequests.
+func TestE2EAbortBookkeeping(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
+	c := colly.NewCollector(colly.MaxRequests(2))
+	Apply(c)
+	if err := c.Visit(s.URL + "/private"); err != nil {
+		t.Errorf("Visit of a blocked URL: %v", err)
+	}
+	if visited, _ := c.HasVisited(s.URL + "/private"); !visited {
+		t.Errorf("blocked URL not marked visited")
+	}
+	c.Visit(s.URL + "/a")
+	if err := c.Visit(s.URL + "/b"); !errors.Is(err, colly.ErrMaxRequests) {
+		t.Errorf("third request: %v, want ErrMaxRequests (the blocked one counted)", err)
+	}
+	if got := s.seen(); !slices.Equal(got, []string{"GET /a"}) {
+		t.Errorf("server saw %q", got)
+	}
+}
+
+// TestE2EDifferencesFromBuiltin runs the same crawl through Colly's
+// built-in check (IgnoreRobotsTxt = false) and through the extension, for
+// the points where they differ (see the README's table).
+func TestE2EDifferencesFromBuiltin(t *testing.T) {
+	t.Parallel()
+	type crawl func(c *colly.Collector, s *site)
+	tests := []struct {
+		name          string
+		robots        string
+		status        int // robots.txt status when not 200
+		setup         func(s *site)
+		run           crawl
+		builtin, ours []string // what the server sees
+	}{
+		{
+			name:    "HEAD requests are checked",
+			robots:  "User-agent: *\nDisallow: /private\n",
+			run:     func(c *colly.Collector, s *site) { c.Head(s.URL + "/private/x") },
+			builtin: []string{"HEAD /private/x"},
+			ours:    nil,
+		},
+		{
+			name:    "429 is unreachable, not allow-all",
+			status:  http.StatusTooManyRequests,
+			run:     func(c *colly.Collector, s *site) { c.Visit(s.URL + "/page") },
+			builtin: []string{"GET /page"},
+			ours:    nil,
+		},
+		{
+			name:    "redirect hops are checked",
+			robots:  "User-agent: *\nDisallow: /private\n",
+			setup:   func(s *site) { s.redirectTo("/go", "/private/target") },
+			run:     func(c *colly.Collector, s *site) { c.Visit(s.URL + "/go") },
+			builtin: []string{"GET /go", "GET /private/target"},
+			ours:    []string{"GET /go"},
+		},
+		{
+			name:    "the query is matched as sent, not re-encoded",
+			robots:  "User-agent: *\nDisallow: /s?b=\n",
+			run:     func(c *colly.Collector, s *site) { c.Visit(s.URL + "/s?b=1&a=2") },
+			builtin: []string{"GET /s?b=1&a=2"},
+			ours:    nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, builtin := range []bool{true, false} {
+				robots := robotsTxt(tt.robots)
+				if tt.status != 0 {
+					robots = statusOnly(tt.status)
+				}
+				s := newSite(t, robots)
+				if tt.setup != nil {
+					tt.setup(s)
+				}
+				c := colly.NewCollector()
+				want := tt.ours
+				if builtin {
+					c.IgnoreRobotsTxt = false
+					want = tt.builtin
+				} else {
+					Apply(c)
+				}
+				tt.run(c, s)
+				if got := s.seen(); !slices.Equal(got, want) {
+					t.Errorf("builtin=%v: server saw %q, want %q", builtin, got, want)
+				}
+			}
+		})
+	}
+
+	// A transient 5xx. The built-in check means to cache "disallow all",
+	// but Colly asks temoto/robotstxt through FindGroup, which ignores that
+	// flag: everything is allowed while robots.txt fails. The extension
+	// blocks (fail-closed) and fetches robots.txt again after its backoff.
+	t.Run("5xx blocks, then is retried after a backoff", func(t *testing.T) {
+		t.Parallel()
+		var healthy atomic.Bool
+		robots := func(w http.ResponseWriter, r *http.Request) {
+			if !healthy.Load() {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			robotsTxt("User-agent: *\nDisallow:\n")(w, r)
+		}
+		for _, builtin := range []bool{true, false} {
+			healthy.Store(false)
+			s := newSite(t, robots)
+			clk := newClock()
+			c := colly.NewCollector(colly.AllowURLRevisit())
+			if builtin {
+				c.IgnoreRobotsTxt = false
+			} else {
+				Apply(c, withClock(clk.Now))
+			}
+			c.Visit(s.URL + "/page")
+			healthy.Store(true)
+			clk.Advance(minBackoff)
+			c.Visit(s.URL + "/page")
+			want := []string{"GET /page"}
+			if builtin {
+				want = []string{"GET /page", "GET /page"}
+			}
+			if got := s.seen(); !slices.Equal(got, want) {
+				t.Errorf("builtin=%v: server saw %q, want %q", builtin, got, want)
+			}
+		}
+	})
+}
