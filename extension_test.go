@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -876,4 +877,71 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += n
 	return n, err
+}
+
+// Robots.Verdict reads URLs that are not absolute exactly as Policy.Check
+// does, so the CLI and the library never disagree on a relative reference.
+func TestRobotsVerdictReadsURLsAsCheck(t *testing.T) {
+	t.Parallel()
+	p := ParsePolicy([]byte("User-agent: *\nDisallow: /a\nDisallow: /?\n"))
+	r := &Robots{Outcome: OutcomeOK, Policy: p}
+	for _, raw := range []string{"/a", "example.com/a", "//example.com/a", "?q", "a", "/b?x", "http://example.com/a", "HTTPS://example.com/b", "%zz/a"} {
+		got, want := r.Verdict("FooBot", raw, FailClosed), p.Check("FooBot", raw)
+		if got != want {
+			t.Errorf("Verdict(%q) = %+v; Policy.Check says %+v", raw, got, want)
+		}
+	}
+}
+
+func TestRobotsURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		err      error
+	}{
+		{"http://Example.COM/a?b", "http://example.com/robots.txt", nil},
+		{"https://example.com:443/x", "https://example.com/robots.txt", nil},
+		{"https://example.com:8443/x", "https://example.com:8443/robots.txt", nil},
+		{"http://[::1]:8080/", "http://[::1]:8080/robots.txt", nil},
+		{"ftp://example.com/", "", ErrNotHTTP},
+		{"http://a b/", "", ErrInvalidURL},
+		{"/relative", "", ErrNotHTTP},
+	}
+	for _, tc := range tests {
+		got, err := RobotsURL(tc.in)
+		if got != tc.want || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+			t.Errorf("RobotsURL(%q) = %q, %v; want %q, %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// FetchRobots hands back the body it parsed; the extension's cache keeps none.
+func TestFetchRobotsKeepsBody(t *testing.T) {
+	t.Parallel()
+	const body = "User-agent: *\nDisallow: /x\n"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, body)
+	}))
+	defer srv.Close()
+	r, err := FetchRobots(context.Background(), srv.URL+"/page")
+	if err != nil || string(r.Body) != body {
+		t.Fatalf("FetchRobots: body %q, err %v; want %q", r.Body, err, body)
+	}
+	e := Apply(nil)
+	if _, err := e.Check(srv.URL + "/x"); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := originOf(mustParse(t, srv.URL))
+	if en := e.cache.peek(o); en == nil || en.robots == nil || en.robots.Body != nil {
+		t.Errorf("the extension's cache should hold the robots.txt without its body")
+	}
+}
+
+func mustParse(t *testing.T, raw string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -113,6 +113,10 @@ type Robots struct {
 	// ETag and LastModified are the validators used to revalidate.
 	ETag         string
 	LastModified string
+	// Body is the robots.txt body that was parsed (after the MaxBodySize
+	// cut), for tools that show its lines. Only FetchRobots fills it; the
+	// Extension does not keep bodies in its cache.
+	Body []byte
 }
 
 // FetchRobots fetches the robots.txt governing rawURL with the same
@@ -145,8 +149,25 @@ func FetchRobots(ctx context.Context, rawURL string, opts ...Option) (*Robots, e
 		hdr.Set("User-Agent", ua)
 	}
 	f := cfg.newFetcher()
+	f.keepBody = true
 	defer f.close()
 	return f.fetch(ctx, o, hdr, nil, 1)
+}
+
+// RobotsURL returns the URL of the robots.txt that governs rawURL: its
+// scheme, its host in lower case and its port (the default port dropped),
+// then "/robots.txt". Two URLs with the same RobotsURL share one robots.txt
+// (RFC 9309 §2.1). It fails with ErrInvalidURL or ErrNotHTTP.
+func RobotsURL(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	o, err := originOf(u)
+	if err != nil {
+		return "", err
+	}
+	return o.robotsURL(), nil
 }
 
 // Verdict decides rawURL (an absolute URL or a path) for userAgent from
@@ -331,13 +352,14 @@ func unhex(c byte) byte {
 }
 
 // pathOfRaw is pathOf for a string that may be an absolute URL or a bare
-// path; ok is false for URLs of schemes robots.txt does not govern.
+// path; ok is false for URLs of schemes robots.txt does not govern. Anything
+// that is not an absolute URL is read as Policy.Check reads it.
 func pathOfRaw(rawURL string) (string, bool) {
 	u, err := url.Parse(rawURL)
-	if err != nil {
+	if err != nil || u.Scheme == "" {
 		return requestPath(rawURL), true
 	}
-	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+	if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
 		return "", false
 	}
 	return pathOf(u), true
@@ -348,6 +370,8 @@ type fetcher struct {
 	cfg    *config
 	client *http.Client
 	owned  *http.Transport // our own transport, closed by close; nil when the user gave a client
+	// keepBody makes fetch keep the body in Robots.Body (FetchRobots only).
+	keepBody bool
 }
 
 // newFetcher prepares the HTTP client: a copy of the user's, or one on a
@@ -491,6 +515,9 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 			return r, nil
 		}
 		r.Outcome, r.Policy, r.Size, r.Truncated = OutcomeOK, ParsePolicy(body), len(body), truncated
+		if f.keepBody {
+			r.Body = body
+		}
 		r.ETag, r.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	case s == http.StatusNotModified && conditional:
 		r.Outcome, r.Policy, r.NotModified = OutcomeOK, prev.Policy, true

@@ -24,13 +24,11 @@
 //
 //	DISALLOWED https://example.com/private/a  disallowed by rule, line 7: Disallow: /private
 //
-// For a fetched robots.txt the deciding rule's pattern stands in for the
-// line's text. Header lines start with '#', so `grep -v '^#'` keeps only
-// the verdicts.
+// Header lines start with '#', so `grep -v '^#'` keeps only the verdicts.
 //
 // With -json the output is one JSON object per URL instead, each complete
 // in itself: url, allowed, reason, line (0: no rule decided), rule,
-// line_text (local files), group_lines, group_specific (the groups name the
+// line_text, group_lines, group_specific (the groups name the
 // agent rather than "*"), crawl_delay (seconds, null when none), sitemaps,
 // and robots_file for a local file or robots_url, final_url (after
 // redirects), status (absent when there was no HTTP answer), outcome (ok,
@@ -200,7 +198,7 @@ type checker struct {
 	out  *printer
 
 	local   *source            // the -robots file; nil when fetching
-	origins map[string]*source // fetched robots.txt by originKey
+	origins map[string]*source // fetched robots.txt by robots.txt URL
 
 	status int // exit status so far: the worst seen
 }
@@ -246,7 +244,7 @@ func (c *checker) check(raw string) {
 			fail(errors.New("not an absolute http(s) URL; give one, or check paths against a file with -robots"))
 			return
 		}
-		if src, err = c.fetch(raw, u); err != nil {
+		if src, err = c.fetch(raw); err != nil {
 			fail(err)
 			return
 		}
@@ -261,10 +259,12 @@ func (c *checker) check(raw string) {
 	c.out.result(src, raw, v)
 }
 
-// fetch returns the robots.txt governing raw (parsed as u), fetching it on
-// first use.
-func (c *checker) fetch(raw string, u *url.URL) (*source, error) {
-	key := originKey(u)
+// fetch returns the robots.txt governing raw, fetching it on first use.
+func (c *checker) fetch(raw string) (*source, error) {
+	key, err := robotsext.RobotsURL(raw)
+	if err != nil {
+		return nil, err
+	}
 	if src, ok := c.origins[key]; ok {
 		return src, nil
 	}
@@ -272,7 +272,7 @@ func (c *checker) fetch(raw string, u *url.URL) (*source, error) {
 	if err != nil {
 		return nil, err // the URL has no robots.txt; nothing was fetched
 	}
-	src := newSource(r.URL, r, nil, c.ua)
+	src := newSource(r.URL, r, r.Body, c.ua)
 	c.origins[key] = src
 	if noAnswer(r) {
 		// The outcome table still decides (see -fail), but the check
@@ -302,17 +302,6 @@ func cause(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// originKey names the origin of an absolute http(s) URL the way one
-// robots.txt covers it: scheme and host in lower case, default port
-// dropped. It only serves to fetch each origin once.
-func originKey(u *url.URL) string {
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
-		host = strings.TrimSuffix(host, ":"+p)
-	}
-	return scheme + "://" + strings.TrimSuffix(host, ":")
 }
 
 // source is one robots.txt URLs are checked against, with what every check

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,12 +236,12 @@ func TestFetch(t *testing.T) {
 	}{
 		{
 			name: "disallowed", status: 200, body: robotsTxt, path: "/private/a", code: exitDisallowed,
-			verdict: "disallowed by rule, line 2, rule /private",
+			verdict: "disallowed by rule, line 2: Disallow: /private  # not for you",
 			head:    "# robots.txt: {srv}/robots.txt: HTTP 200, ok",
 		},
 		{
 			name: "allowed for a named agent", status: 200, body: robotsTxt, args: []string{"-ua", "FooBot"},
-			path: "/private/a", code: exitAllowed, verdict: "empty rule matched (allows everything), line 9",
+			path: "/private/a", code: exitAllowed, verdict: "empty rule matched (allows everything), line 9: Disallow:",
 			head: "# group for FooBot: user-agent line 6 (names FooBot)",
 		},
 		{
@@ -275,7 +274,7 @@ func TestFetch(t *testing.T) {
 		},
 		{
 			name: "redirect followed", status: 301, body: robotsTxt, path: "/private/a", code: exitDisallowed,
-			verdict: "disallowed by rule, line 2, rule /private",
+			verdict: "disallowed by rule, line 2: Disallow: /private  # not for you",
 			head:    "# robots.txt: {srv}/robots.txt -> {srv}/moved/robots.txt (1 redirect): HTTP 200, ok",
 		},
 		{
@@ -353,35 +352,6 @@ func TestOneFetchPerOrigin(t *testing.T) {
 			t.Errorf("verdict %d: %q, want %s for %s", i, v, wantWord, args[i])
 		}
 	}
-}
-
-func TestOriginKey(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ a, b string }{
-		{"http://Example.COM/a", "http://example.com:80/b"},
-		{"https://example.com:443/", "HTTPS://example.com/x"},
-		{"http://[::1]:80/", "http://[::1]/"},
-	}
-	for _, tt := range tests {
-		if ka, kb := keyOf(t, tt.a), keyOf(t, tt.b); ka != kb {
-			t.Errorf("originKey: %q for %s, %q for %s", ka, tt.a, kb, tt.b)
-		}
-	}
-	if keyOf(t, "http://example.com/") == keyOf(t, "https://example.com/") {
-		t.Error("http and https share an origin key")
-	}
-	if keyOf(t, "http://example.com:8080/") == keyOf(t, "http://example.com/") {
-		t.Error("ports 8080 and 80 share an origin key")
-	}
-}
-
-func keyOf(t *testing.T, raw string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return originKey(u)
 }
 
 // TestNoAnswer checks an origin that does not answer at all: the verdict
@@ -515,7 +485,7 @@ func TestJSON(t *testing.T) {
 		got := decodeJSON(t, out)
 		want := []jsonLine{
 			{result: result{
-				URL: ok.URL + "/foo/x", Allowed: false, Reason: "disallowed by rule", Line: 8, Rule: "/foo",
+				URL: ok.URL + "/foo/x", Allowed: false, Reason: "disallowed by rule", Line: 8, Rule: "/foo", LineText: "Disallow: /foo",
 				GroupLines: []int{6}, GroupSpecific: true, Sitemaps: []string{"https://example.com/sitemap.xml"},
 				RobotsURL: ok.URL + "/robots.txt", FinalURL: ok.URL + "/moved/robots.txt", Status: 200, Outcome: "ok",
 			}},
@@ -528,8 +498,8 @@ func TestJSON(t *testing.T) {
 		compareJSON(t, got, want)
 		// Fields are always present, null or empty when there is nothing.
 		first := strings.SplitN(out, "\n", 2)[0]
-		for _, f := range []string{`"crawl_delay":null`, `"line_text"`} {
-			if strings.Contains(first, f) != (f == `"crawl_delay":null`) {
+		for _, f := range []string{`"crawl_delay":null`, `"line_text":"Disallow: /foo"`} {
+			if !strings.Contains(first, f) {
 				t.Errorf("first object %s: presence of %s is wrong", first, f)
 			}
 		}

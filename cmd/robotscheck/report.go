@@ -63,7 +63,7 @@ type result struct {
 	Allowed bool   `json:"allowed"`
 	Reason  string `json:"reason"` // Verdict.Reason.String()
 	// Line is the deciding line (0: none); Rule its pattern as written;
-	// LineText the whole line, for a local file.
+	// LineText the whole line.
 	Line     int    `json:"line"`
 	Rule     string `json:"rule"`
 	LineText string `json:"line_text,omitempty"`
@@ -238,12 +238,12 @@ func printable(s string) string {
 // span is the half-open byte range [start, end) of one line.
 type span struct{ start, end int }
 
-// lineText returns line n (1-based) of a local file, without white space
-// around it, or "" when the body is not at hand. Lines are numbered as
+// lineText returns line n (1-based) of the robots.txt body, without white
+// space around it, or "" when the body is not at hand. Lines are numbered as
 // robotsext.ParsePolicy numbers them: after a byte order mark, each ended
 // by CR, LF or CRLF.
 func (s *source) lineText(n int) string {
-	if !s.local {
+	if s.body == nil {
 		return ""
 	}
 	if s.lines == nil {
