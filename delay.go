@@ -190,12 +190,19 @@ func (pc *pacer) sweep(now time.Time) {
 // how long it must wait for it (0: go at once). A host without a delay is
 // not paced.
 func (pc *pacer) reserve(host string, now time.Time) time.Duration {
+	return pc.reserveFunc(host, func() time.Time { return now })
+}
+
+// reserveFunc is reserve with the clock read only for paced hosts, which
+// keeps the common case (no Crawl-delay) off the clock.
+func (pc *pacer) reserveFunc(host string, clock func() time.Time) time.Duration {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	h := pc.hosts[hostKey(host)]
 	if h == nil {
 		return 0
 	}
+	now := clock()
 	start := h.latest.Add(h.delay)
 	if start.Before(now) {
 		start = now
@@ -209,7 +216,7 @@ func (pc *pacer) reserve(host string, now time.Time) time.Duration {
 // A slot given up because ctx ended is not handed back: the crawl is being
 // cancelled, and a host paced too slowly is never impolite.
 func (pc *pacer) wait(ctx context.Context, host string) error {
-	d := pc.reserve(host, pc.now())
+	d := pc.reserveFunc(host, pc.now)
 	if d <= 0 {
 		return ctx.Err()
 	}
