@@ -2,6 +2,9 @@ package robotsext
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -39,7 +42,7 @@ const (
 )
 
 func kindOf(allow bool, value []byte) ruleKind {
-	wild := slices.Contains(value, '*') || (len(value) > 0 && value[len(value)-1] == '$')
+	wild := bytes.IndexByte(value, '*') >= 0 || (len(value) > 0 && value[len(value)-1] == '$')
 	switch {
 	case allow && wild:
 		return allowWild
@@ -70,9 +73,14 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// escapedLen is the length of s after writeEscaped.
+// escapedLen is the length of s after writeEscaped. It counts the octets
+// outside US-ASCII eight at a time.
 func escapedLen(s []byte) int {
 	n := len(s)
+	for len(s) >= 8 {
+		n += 2 * bits.OnesCount64(binary.LittleEndian.Uint64(s)&0x8080808080808080)
+		s = s[8:]
+	}
 	for _, c := range s {
 		if c >= 0x80 {
 			n += 2
@@ -85,6 +93,10 @@ func escapedLen(s []byte) int {
 // octets outside US-ASCII are percent-encoded and the hex digits of existing
 // %xx escapes are upper-cased. Nothing is decoded.
 func writeEscaped(w *strings.Builder, s []byte) {
+	if bytes.IndexByte(s, '%') < 0 && escapedLen(s) == len(s) {
+		w.Write(s) // the common case: nothing to encode
+		return
+	}
 	done := 0 // s[:done] is written
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -148,7 +160,16 @@ func (p *Policy) compile() {
 // line stays), links each pattern to its longest proper prefix in rs, and
 // returns how many rules remain.
 func (p *Policy) compileLiterals(rs []rule) int {
+	// parent is free until the links are made: it holds the pattern's
+	// first four octets as an order-preserving key that settles most
+	// comparisons without touching the text.
+	for i := range rs {
+		rs[i].parent = int32(prefixKey(p.pattern(rs[i])) ^ 1<<31)
+	}
 	slices.SortFunc(rs, func(a, b rule) int {
+		if a.parent != b.parent {
+			return cmp.Compare(a.parent, b.parent)
+		}
 		if c := strings.Compare(p.pattern(a), p.pattern(b)); c != 0 {
 			return c
 		}
@@ -168,6 +189,19 @@ func (p *Policy) compileLiterals(rs []rule) int {
 		stack = append(stack, int32(i))
 	}
 	return len(rs)
+}
+
+// prefixKey packs the first four octets of s, big-endian and zero-padded,
+// so that keys compare as the strings' prefixes do (patterns hold no NUL).
+func prefixKey(s string) uint32 {
+	var k uint32
+	for i := range 4 {
+		k <<= 8
+		if i < len(s) {
+			k |= uint32(s[i])
+		}
+	}
+	return k
 }
 
 // octetMask is a 64-bit summary of the octets a wildcard pattern needs in a

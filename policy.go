@@ -111,27 +111,37 @@ func eachDirective(body []byte, fn func(directive)) {
 		i++ // a (possibly partial) byte order mark is skipped
 	}
 	var num int32
-	start := i
-	lastCR := false
 	emit := func(line []byte) {
 		num++
 		if key, value, ok := splitDirective(line); ok {
 			fn(directive{line: num, key: classifyKey(key), value: value})
 		}
 	}
-	for j := i; j < len(body); j++ {
-		c := body[j]
-		if c != '\n' && c != '\r' {
-			continue
+	body = body[i:]
+	lastCR := false
+	for len(body) > 0 {
+		// The line ends at the first CR or LF; both searches are
+		// vectorised, which matters more than the second pass over
+		// a line that holds a CR.
+		end := bytes.IndexByte(body, '\n')
+		if end < 0 {
+			end = len(body)
 		}
+		if cr := bytes.IndexByte(body[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		if end == len(body) {
+			break
+		}
+		c := body[end]
 		// The LF of a CRLF pair does not end a second, empty line.
-		if !(j == start && lastCR && c == '\n') {
-			emit(body[start:j])
+		if !(end == 0 && lastCR && c == '\n') {
+			emit(body[:end])
 		}
-		start = j + 1
 		lastCR = c == '\r'
+		body = body[end+1:]
 	}
-	emit(body[start:])
+	emit(body)
 }
 
 var utf8BOM = [3]byte{0xEF, 0xBB, 0xBF}
