@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -118,11 +117,7 @@ func (e *Extension) Check(rawURL string) (Verdict, error) {
 
 // CheckContext is Check with a context of the caller's choosing.
 func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return Verdict{}, fmt.Errorf("%w: %v", ErrInvalidURL, err)
-	}
-	o, err := originOf(u)
+	o, u, err := parseOrigin(rawURL)
 	if err == ErrNotHTTP {
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}, nil
 	} else if err != nil {
@@ -140,11 +135,7 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 // good copy's while it is unreachable, and an error wrapping
 // ErrUnreachable when it is unreachable with no good copy.
 func (e *Extension) Sitemaps(rawURL string) ([]string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
-	}
-	o, err := originOf(u)
+	o, _, err := parseOrigin(rawURL)
 	if err != nil {
 		return nil, err
 	}

@@ -131,11 +131,7 @@ type Robots struct {
 // (see Outcome). The error is non-nil only when rawURL has no robots.txt
 // (ErrInvalidURL, ErrNotHTTP) or ctx ends first.
 func FetchRobots(ctx context.Context, rawURL string, opts ...Option) (*Robots, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
-	}
-	o, err := originOf(u)
+	o, _, err := parseOrigin(rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -159,15 +155,22 @@ func FetchRobots(ctx context.Context, rawURL string, opts ...Option) (*Robots, e
 // then "/robots.txt". Two URLs with the same RobotsURL share one robots.txt
 // (RFC 9309 §2.1). It fails with ErrInvalidURL or ErrNotHTTP.
 func RobotsURL(rawURL string) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrInvalidURL, err)
-	}
-	o, err := originOf(u)
+	o, _, err := parseOrigin(rawURL)
 	if err != nil {
 		return "", err
 	}
 	return o.robotsURL(), nil
+}
+
+// parseOrigin parses rawURL and returns its origin with the parsed URL. It
+// fails with ErrInvalidURL or ErrNotHTTP.
+func parseOrigin(rawURL string) (origin, *url.URL, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return origin{}, nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	o, err := originOf(u)
+	return o, u, err
 }
 
 // Verdict decides rawURL (an absolute URL or a path) for userAgent from
