@@ -752,7 +752,14 @@ func TestCheckAndSitemapsErrors(t *testing.T) {
 func TestCancelledContext(t *testing.T) {
 	t.Parallel()
 	mt, cl := mock()
-	mt.RegisterResponder("GET", testRobots, waitForCancel)
+	inFlight := make(chan struct{}, 1)
+	mt.RegisterResponder("GET", testRobots, func(req *http.Request) (*http.Response, error) {
+		select {
+		case inFlight <- struct{}{}:
+		default:
+		}
+		return waitForCancel(req)
+	})
 	e := Apply(nil, WithHTTPClient(cl))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -767,9 +774,7 @@ func TestCancelledContext(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { _, err := e.CheckContext(ctx, testOrigin); done <- err }()
-	for mt.GetTotalCallCount() == 0 {
-		time.Sleep(time.Millisecond) // wait for the request to be in flight
-	}
+	<-inFlight // the request is in flight
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled mid-fetch: %v", err)
