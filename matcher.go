@@ -59,13 +59,12 @@ func kindOf(allow bool, value []byte) ruleKind {
 // also allows the directory itself (the reference's index.html rule).
 func indexHTMLPrefix(value []byte) int {
 	k := bytes.LastIndexByte(value, '/')
-	if k < 0 || !bytes.HasPrefix(value[k:], indexHTM) {
+	const index = "/index.htm"
+	if k < 0 || len(value)-k < len(index) || string(value[k:k+len(index)]) != index {
 		return -1
 	}
 	return k + 1
 }
-
-var indexHTM = []byte("/index.htm")
 
 const hexDigits = "0123456789ABCDEF"
 
