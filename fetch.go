@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -162,17 +161,6 @@ func RobotsURL(rawURL string) (string, error) {
 	return o.robotsURL(), nil
 }
 
-// parseOrigin parses rawURL and returns its origin with the parsed URL. It
-// fails with ErrInvalidURL or ErrNotHTTP.
-func parseOrigin(rawURL string) (origin, *url.URL, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return origin{}, nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
-	}
-	o, err := originOf(u)
-	return o, u, err
-}
-
 // Verdict decides rawURL (an absolute URL or a path) for userAgent from
 // this answer, with RFC 9309's outcome table: OK obeys Policy, unavailable
 // allows, unauthorized disallows, unreachable follows mode. /robots.txt
@@ -202,170 +190,6 @@ func decide(out Outcome, p *Policy, token, path string, mode FailMode) Verdict {
 		return Verdict{Allowed: false, Reason: ReasonUnauthorized}
 	}
 	return Verdict{Allowed: mode == FailOpen, Reason: ReasonUnreachable}
-}
-
-// origin is what one robots.txt governs: scheme, host and port, with the
-// host lower-cased and the default port dropped (RFC 9309 §2.1). It is
-// comparable and, built from a URL already in that form, free to make.
-type origin struct {
-	https bool
-	host  string // URL.Host form: "name", "name:port", "[::1]:8080"
-}
-
-func (o origin) scheme() string {
-	if o.https {
-		return "https"
-	}
-	return "http"
-}
-
-// String returns "scheme://host".
-func (o origin) String() string { return o.scheme() + "://" + o.host }
-
-// robotsURL returns the origin's robots.txt URL, the host escaped as a
-// URL needs it (an IPv6 zone's '%' becomes "%25").
-func (o origin) robotsURL() string {
-	return (&url.URL{Scheme: o.scheme(), Host: o.host, Path: "/robots.txt"}).String()
-}
-
-// originOf returns the origin of u, ErrNotHTTP for other schemes and
-// ErrInvalidURL when there is no host. It does not allocate when u is
-// already canonical, which is how Colly hands URLs over.
-func originOf(u *url.URL) (origin, error) {
-	var o origin
-	switch {
-	case u.Scheme == "http" || strings.EqualFold(u.Scheme, "http"):
-	case u.Scheme == "https" || strings.EqualFold(u.Scheme, "https"):
-		o.https = true
-	default:
-		return o, ErrNotHTTP
-	}
-	host := u.Host
-	if host == "" || !validHost(host) {
-		return o, ErrInvalidURL
-	}
-	host = strings.ToLower(host) // returns host itself when already lower case
-	h, port := splitHostPort(host)
-	if h == "" || h == "[]" {
-		return o, ErrInvalidURL
-	}
-	if port == "" || (port == "80" && !o.https) || (port == "443" && o.https) {
-		host = h
-	} else {
-		for i := 0; i < len(port); i++ {
-			if port[i] < '0' || port[i] > '9' {
-				return o, ErrInvalidURL
-			}
-		}
-	}
-	o.host = host
-	return o, nil
-}
-
-// validHost rejects hosts holding characters no authority may hold
-// (url.Parse lets a few through).
-func validHost(host string) bool {
-	for i := 0; i < len(host); i++ {
-		switch host[i] {
-		case ' ', '/', '\\', '?', '#', '@':
-			return false
-		}
-	}
-	return true
-}
-
-// pathOf returns what robots.txt rules are matched against for u: the path
-// and query as sent, starting with '/', non-ASCII octets percent-encoded.
-// It allocates only to join a query on, or to encode non-ASCII octets.
-func pathOf(u *url.URL) string {
-	var p string
-	if u.Opaque != "" {
-		// "http:opaque" sends Opaque as the request target; a "//host/p"
-		// form carries an authority to skip.
-		p = u.Opaque
-		if rest, ok := strings.CutPrefix(p, "//"); ok {
-			if i := strings.IndexByte(rest, '/'); i >= 0 {
-				p = rest[i:]
-			} else {
-				p = "/"
-			}
-		}
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
-	} else {
-		p = escapedPath(u)
-		if p == "" {
-			p = "/"
-		}
-	}
-	if u.RawQuery != "" {
-		p = p + "?" + u.RawQuery
-	} else if u.ForceQuery {
-		p += "?"
-	}
-	return escapeNonASCII(p)
-}
-
-// escapedPath is u.EscapedPath() without its allocation for paths that
-// hold escapes: RawPath is used when it is a valid encoding of Path made
-// only of characters EscapedPath would keep, which is the case for every
-// URL url.Parse returns.
-func escapedPath(u *url.URL) string {
-	if u.RawPath == "" || !rawPathMatches(u.RawPath, u.Path) {
-		return u.EscapedPath()
-	}
-	return u.RawPath
-}
-
-// rawPathMatches reports whether raw decodes to path and holds only
-// unreserved and sub-delimiter characters, ':', '@', '/' and %XX escapes.
-func rawPathMatches(raw, path string) bool {
-	j := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		switch {
-		case c == '%':
-			if i+2 >= len(raw) || !isHex(raw[i+1]) || !isHex(raw[i+2]) {
-				return false
-			}
-			c = unhex(raw[i+1])<<4 | unhex(raw[i+2])
-			i += 2
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
-		default:
-			return false
-		}
-		if j >= len(path) || path[j] != c {
-			return false
-		}
-		j++
-	}
-	return j == len(path)
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
-	}
-	return c - '0'
-}
-
-// pathOfRaw is pathOf for a string that may be an absolute URL or a bare
-// path; ok is false for URLs of schemes robots.txt does not govern. Anything
-// that is not an absolute URL is read as Policy.Check reads it.
-func pathOfRaw(rawURL string) (string, bool) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme == "" {
-		return requestPath(rawURL), true
-	}
-	if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
-		return "", false
-	}
-	return pathOf(u), true
 }
 
 // fetcher makes robots.txt requests for one configuration.

@@ -1,0 +1,157 @@
+package robotsext
+
+// This file turns URLs into origins: the scheme, host and port one
+// robots.txt governs (RFC 9309 §2.1), and the host patterns of WithOverride.
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// parseOrigin parses rawURL and returns its origin with the parsed URL. It
+// fails with ErrInvalidURL or ErrNotHTTP.
+func parseOrigin(rawURL string) (origin, *url.URL, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return origin{}, nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	o, err := originOf(u)
+	return o, u, err
+}
+
+// origin is what one robots.txt governs: scheme, host and port, with the
+// host lower-cased and the default port dropped (RFC 9309 §2.1). It is
+// comparable and, built from a URL already in that form, free to make.
+type origin struct {
+	https bool
+	host  string // URL.Host form: "name", "name:port", "[::1]:8080"
+}
+
+func (o origin) scheme() string {
+	if o.https {
+		return "https"
+	}
+	return "http"
+}
+
+// String returns "scheme://host".
+func (o origin) String() string { return o.scheme() + "://" + o.host }
+
+// robotsURL returns the origin's robots.txt URL, the host escaped as a
+// URL needs it (an IPv6 zone's '%' becomes "%25").
+func (o origin) robotsURL() string {
+	return (&url.URL{Scheme: o.scheme(), Host: o.host, Path: "/robots.txt"}).String()
+}
+
+// originOf returns the origin of u, ErrNotHTTP for other schemes and
+// ErrInvalidURL when there is no host. It does not allocate when u is
+// already canonical, which is how Colly hands URLs over.
+func originOf(u *url.URL) (origin, error) {
+	var o origin
+	switch {
+	case u.Scheme == "http" || strings.EqualFold(u.Scheme, "http"):
+	case u.Scheme == "https" || strings.EqualFold(u.Scheme, "https"):
+		o.https = true
+	default:
+		return o, ErrNotHTTP
+	}
+	host := u.Host
+	if host == "" || !validHost(host) {
+		return o, ErrInvalidURL
+	}
+	host = strings.ToLower(host) // returns host itself when already lower case
+	h, port := splitHostPort(host)
+	if h == "" || h == "[]" {
+		return o, ErrInvalidURL
+	}
+	if port == "" || (port == "80" && !o.https) || (port == "443" && o.https) {
+		host = h
+	} else {
+		for i := 0; i < len(port); i++ {
+			if port[i] < '0' || port[i] > '9' {
+				return o, ErrInvalidURL
+			}
+		}
+	}
+	o.host = host
+	return o, nil
+}
+
+// validHost rejects hosts holding characters no authority may hold
+// (url.Parse lets a few through).
+func validHost(host string) bool {
+	for i := 0; i < len(host); i++ {
+		switch host[i] {
+		case ' ', '/', '\\', '?', '#', '@':
+			return false
+		}
+	}
+	return true
+}
+
+// hostPattern is one WithOverride entry, already lower-cased.
+type hostPattern struct {
+	host   string // name or bracketed IPv6; for "*.d" the suffix ".d"
+	port   string // "" matches any port
+	suffix bool
+}
+
+// parseHostPattern reads a WithOverride pattern.
+func parseHostPattern(s string) (hostPattern, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	var p hostPattern
+	if rest, ok := strings.CutPrefix(s, "*."); ok {
+		p.suffix = true
+		s = rest
+	}
+	if s == "" || strings.ContainsAny(s, "*/?#@ \t") {
+		return hostPattern{}, false
+	}
+	host, port := splitHostPort(s)
+	if host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || (p.suffix && strings.HasPrefix(host, "[")) {
+		return hostPattern{}, false
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return hostPattern{}, false
+		}
+	}
+	p.host, p.port = host, port
+	if p.suffix {
+		p.host = "." + host
+	}
+	return p, true
+}
+
+// match reports whether p covers a host (lower case) and port; port is
+// never empty: the scheme's default port stands in when the URL has none.
+func (p hostPattern) match(host, port string) bool {
+	if p.port != "" && p.port != port {
+		return false
+	}
+	if p.suffix {
+		return len(host) > len(p.host) && strings.HasSuffix(host, p.host)
+	}
+	return host == p.host
+}
+
+// splitHostPort splits "name:port", "[v6]:port", "name" or "[v6]" without
+// validating the port.
+func splitHostPort(hostport string) (host, port string) {
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return hostport, ""
+		}
+		host, rest := hostport[:end+1], hostport[end+1:]
+		if p, ok := strings.CutPrefix(rest, ":"); ok {
+			return host, p
+		}
+		return host, ""
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		return hostport[:i], hostport[i+1:]
+	}
+	return hostport, ""
+}
