@@ -1,0 +1,143 @@
+package robotsext
+
+// This file defines the state a crawl shares beyond one Extension: each
+// origin's robots.txt record, the lease that lets one worker fetch it, and
+// each host's pace. memory.go implements it in-process; the nested module
+// redisbackend implements it over Redis for a fleet of worker processes.
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrLeaseLost is returned (wrapped) by Backend.Store when the lease it was
+// given is no longer held: it expired and another worker may have taken it.
+// The record is not stored, so a slow worker cannot overwrite a newer fetch.
+var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
+
+// Backend is the politeness state shared by every Extension of one crawl,
+// in one process or across a fleet of worker processes (WithBackend). It
+// holds three things, each keyed by a string the Extension builds:
+//
+//   - per origin ("https://example.com", "http://[::1]:8080"), the Record of
+//     its latest robots.txt fetch, so that the fleet fetches each
+//     robots.txt once per lifetime and shares revalidation, stale copies
+//     and backoff;
+//   - per origin, a lease that makes one worker the fetcher while the
+//     others wait for its record;
+//   - per host ("example.com", "example.com:8443"), the latest booked start
+//     of a request, so that the fleet as a whole keeps the host's
+//     Crawl-delay.
+//
+// The Extension keeps its own bounded near-cache of parsed records, so a
+// cached origin costs no Backend call and a host with a Crawl-delay costs
+// one Reserve per request. When a Backend call fails, the Extension falls
+// back to fetching and pacing locally (see WithBackend); a Backend should
+// therefore fail fast rather than block.
+//
+// Implementations must be safe for concurrent use. Records are values: a
+// Backend must not modify a Record passed to Store, and callers must not
+// modify one returned by Load.
+type Backend interface {
+	// Load returns the record stored for origin, or nil and no error when
+	// none is stored. A backend may forget a record once KeepUntil has
+	// passed.
+	Load(ctx context.Context, origin string) (*Record, error)
+
+	// Lease asks to become the one fetcher of origin's robots.txt for ttl.
+	// When granted, ok is true and the Lease fences Store. When another
+	// worker holds the lease, ok is false and wait is how long its lease
+	// still runs; the caller polls Load meanwhile and asks again after wait,
+	// so a holder that dies is replaced once its lease expires.
+	Lease(ctx context.Context, origin string, ttl time.Duration) (l Lease, ok bool, wait time.Duration, err error)
+
+	// Store saves rec as origin's record and releases l. When l is no
+	// longer the lease held for origin, it stores nothing and returns an
+	// error wrapping ErrLeaseLost.
+	Store(ctx context.Context, origin string, l Lease, rec *Record) error
+
+	// Reserve books the start of the next request to host and returns how
+	// long the caller must wait for it. The start booked is
+	// max(now, latest+delay), where latest is the start booked last for
+	// the host and now is the backend's own clock (never the caller's, so
+	// that clock skew between workers cannot shorten a gap). A delay of 0
+	// books max(now, latest), which records a request that started late
+	// without holding back the next one any further than the delay it will
+	// pass itself.
+	Reserve(ctx context.Context, host string, delay time.Duration) (time.Duration, error)
+}
+
+// Lease is the right to fetch one origin's robots.txt, granted by
+// Backend.Lease. Token identifies the holder; Store checks it.
+type Lease struct {
+	Token string
+}
+
+// Record is what a Backend stores for one origin: its latest robots.txt
+// answer and what the next fetch needs to know (the last good copy for
+// stale use and revalidation, the failure count for backoff). It is a
+// plain value that any backend can serialise; the robots.txt body is kept
+// raw, so every reader parses it the same way and Verdict.Line stays right.
+type Record struct {
+	// Latest is the latest answer.
+	Latest Answer
+	// Good is the last good (2xx) answer while Latest is not one: it keeps
+	// deciding while the origin is unreachable, until MaxStale after
+	// GoodAt, and its validators make the next fetch conditional. Nil when
+	// Latest is good or no good answer is known.
+	Good *Answer
+	// GoodAt is when the good answer (Latest when it is good, else Good)
+	// was last fetched or confirmed by a 304; zero when there is none.
+	GoodAt time.Time
+	// Failures counts unreachable answers in a row, for the backoff.
+	Failures int
+	// Expires is when robots.txt should be fetched again.
+	Expires time.Time
+}
+
+// Answer is one robots.txt fetch as a Record keeps it: Robots without the
+// parsed Policy, with the error as text.
+type Answer struct {
+	URL          string
+	FinalURL     string
+	Redirects    int
+	Status       int
+	Outcome      Outcome
+	Err          string // Robots.Err's text, "" when nil
+	Body         []byte // the robots.txt parsed, for OutcomeOK; nil otherwise
+	Truncated    bool
+	NotModified  bool
+	FetchedAt    time.Time
+	Expires      time.Time
+	RetryAfter   time.Duration
+	ETag         string
+	LastModified string
+}
+
+// KeepUntil is the time after which r is of no more use: its expiry, or,
+// while it holds a good copy, the end of that copy's MaxStale window if
+// later. Backends may expire records then.
+func (r *Record) KeepUntil() time.Time {
+	t := r.Expires
+	if !r.GoodAt.IsZero() {
+		if s := r.GoodAt.Add(MaxStale); s.After(t) {
+			t = s
+		}
+	}
+	return t
+}
+
+// Size estimates the bytes r occupies, bodies included, for backends
+// that bound their memory.
+func (r *Record) Size() int {
+	n := 160 + r.Latest.size()
+	if r.Good != nil {
+		n += r.Good.size()
+	}
+	return n
+}
+
+func (a *Answer) size() int {
+	return 200 + len(a.URL) + len(a.FinalURL) + len(a.Err) + len(a.Body) + len(a.ETag) + len(a.LastModified)
+}
