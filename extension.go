@@ -35,19 +35,19 @@ type Extension struct {
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
 
 	warnedUA atomic.Bool // the token/User-Agent mismatch was logged
+
+	attachMu sync.Mutex
+	attached map[*colly.Collector]bool // guarded by attachMu
 }
 
-// Apply makes c obey robots.txt and returns the Extension doing it. It
-// turns Colly's own robots.txt check off (c.IgnoreRobotsTxt = true), so
-// nothing is fetched twice, registers an OnRequest hook that aborts
-// disallowed requests of every method, HEAD included, and installs a
-// redirect handler that refuses redirect hops into disallowed URLs (see
-// WithRedirectHandler for composing it with your own).
+// Apply makes c obey robots.txt and returns the Extension doing it: it
+// builds the Extension from opts and attaches c (see Attach). Apply(nil)
+// returns an Extension whose Check and Sitemaps work without a collector.
 //
 // Callbacks registered before Apply run before the hook; a request they
-// abort is not checked. Call Apply once per collector; a collector made
-// with c.Clone() shares c's redirect handler but needs its own Apply for
-// the OnRequest hook.
+// abort is not checked. A collector made with c.Clone() shares c's
+// redirect handler but not its OnRequest hook: give it to ext.Attach so
+// that both share one cache and one pace per host.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{c: c, cfg: cfg, fetcher: cfg.newFetcher()}
@@ -57,13 +57,40 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern", "pattern", p)
 	}
+	e.Attach(c)
+	return e
+}
+
+// Attach makes c obey robots.txt through e: one robots.txt cache, one
+// pace per host, one Stats and the same OnBlocked functions for every
+// collector attached, as for the one given to Apply. Use it for clones
+// (detail := c.Clone(); ext.Attach(detail)) and for other collectors of
+// the same crawl. It turns Colly's own robots.txt check off
+// (c.IgnoreRobotsTxt = true), so nothing is fetched twice, registers an
+// OnRequest hook that aborts disallowed requests of every method, HEAD
+// included, and installs a redirect handler that refuses redirect hops
+// into disallowed URLs (see WithRedirectHandler for composing it with your
+// own). The product token and the robots.txt request's headers come from
+// the collector given to Apply. Attaching a collector twice does nothing
+// more; Attach(nil) does nothing.
+func (e *Extension) Attach(c *colly.Collector) {
 	if c == nil {
-		return e
+		return
+	}
+	e.attachMu.Lock()
+	if e.attached == nil {
+		e.attached = make(map[*colly.Collector]bool)
+	}
+	seen := e.attached[c]
+	e.attached[c] = true
+	e.attachMu.Unlock()
+	if seen {
+		return
 	}
 	c.IgnoreRobotsTxt = true
-	c.OnRequest(e.onRequest)
-	next := cfg.redirect
-	if !cfg.redirectSet {
+	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
+	next := e.cfg.redirect
+	if !e.cfg.redirectSet {
 		// Colly's COLLY_FOLLOW_REDIRECTS=no installs a handler we cannot
 		// read back; honour the variable the way Colly does.
 		if v, ok := os.LookupEnv("COLLY_FOLLOW_REDIRECTS"); ok && !isYes(v) {
@@ -71,7 +98,6 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		}
 	}
 	c.SetRedirectHandler(e.RedirectHandler(next))
-	return e
 }
 
 func isYes(s string) bool {
@@ -212,7 +238,7 @@ func (b *BlockedError) Unwrap() error { return ErrBlocked }
 // onRequest is the OnRequest hook. Once the origin is cached it takes
 // one mutex (the LRU), makes no allocation for a path without a query and
 // one for a path with a query, and calls the pacer without holding a lock.
-func (e *Extension) onRequest(r *colly.Request) {
+func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
 	}
@@ -221,7 +247,7 @@ func (e *Extension) onRequest(r *colly.Request) {
 		e.stats.decided(Verdict{Allowed: true, Reason: ReasonNotApplicable})
 		return
 	}
-	ctx := e.context()
+	ctx := contextOf(c)
 	en, err := e.entryFor(ctx, o)
 	if err != nil { // the collector's context ended; Colly fails the request
 		e.stats.cancelled.Add(1)
@@ -405,10 +431,14 @@ func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// context returns the collector's context, or Background.
-func (e *Extension) context() context.Context {
-	if e.c != nil && e.c.Context != nil {
-		return e.c.Context
+// context returns the context of the collector given to Apply, or
+// Background.
+func (e *Extension) context() context.Context { return contextOf(e.c) }
+
+// contextOf returns c's context, or Background.
+func contextOf(c *colly.Collector) context.Context {
+	if c != nil && c.Context != nil {
+		return c.Context
 	}
 	return context.Background()
 }

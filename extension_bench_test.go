@@ -52,7 +52,7 @@ func BenchmarkOnRequestCached(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				e.onRequest(r)
+				e.onRequest(c, r)
 			}
 			b.StopTimer()
 			if r.IsAbort() {

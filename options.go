@@ -79,6 +79,7 @@ type config struct {
 	redirect     RedirectHandler // the user's redirect handler, run after ours
 	redirectSet  bool
 	now          func() time.Time // injectable clock
+	backend      Backend          // shared state; nil: the Extension's own
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
@@ -239,6 +240,23 @@ func WithHeaders(h http.Header) Option {
 func WithRedirectHandler(fn RedirectHandler) Option {
 	return func(c *config) { c.redirect, c.redirectSet = fn, true }
 }
+
+// WithBackend shares the crawl's politeness state through b: robots.txt
+// records (one fetch per origin for all the Extensions using b) and each
+// host's pace (one Crawl-delay for all of them together). Use it for
+// worker processes of one crawl (the redisbackend module) or for
+// Extensions of one process that cannot share an Attach. By default the
+// state is the Extension's own, in memory. When b fails, robots.txt is
+// still obeyed: it is fetched and cached locally, and hosts are paced
+// locally until b answers again.
+func WithBackend(b Backend) Option {
+	return func(c *config) { c.backend = b }
+}
+
+// WithClock replaces time.Now as the Extension's clock for cache
+// lifetimes, backoff and local pacing, for tests and simulations. A Backend
+// paces by its own clock.
+func WithClock(now func() time.Time) Option { return withClock(now) }
 
 // withClock replaces time.Now, so that tests can move time by hand.
 func withClock(now func() time.Time) Option {
