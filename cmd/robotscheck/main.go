@@ -14,7 +14,10 @@
 // paths such as /shop/cart?id=1. With no URL arguments, or with "-" among
 // them, URLs are read from standard input, one per line; blank lines and
 // lines starting with '#' are skipped. The file is parsed once, so large
-// lists are cheap.
+// lists are cheap. Started with no URL arguments on a terminal, it prints
+// its usage rather than wait for URLs typed by hand (give "-" to type them
+// anyway); given no URL at all (an empty standard input), it says so and
+// exits 2.
 //
 // For each robots.txt the output starts with a header: where it came from
 // (URL, HTTP status, outcome), the group chosen for the user agent (the line
@@ -76,7 +79,14 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, isTerminal(os.Stdin), os.Stdout, os.Stderr))
+}
+
+// isTerminal reports whether f is a terminal (a character device), where
+// nobody is likely to be typing URLs.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // Exit statuses.
@@ -92,7 +102,9 @@ const defaultAgent = "robotscheck"
 
 // run is the whole command: it parses args, checks every URL and returns
 // the exit status. It writes results to stdout and problems to stderr.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// stdinTerminal reports that stdin is a terminal: then, with no URL
+// arguments, run prints its usage instead of reading stdin.
+func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("robotscheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	ua := fs.String("ua", defaultAgent, "product `token` the rules are checked for, such as FooBot")
@@ -146,6 +158,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return usageErr("%s: flags must come before the URLs", t)
 		}
 	}
+	if len(targets) == 0 && stdinTerminal {
+		fs.Usage()
+		return usageErr("no URLs: give them as arguments, or one per line on standard input (\"-\" reads a terminal)")
+	}
 
 	out := newPrinter(stdout, stderr, *ua, mode, *asJSON)
 	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}}
@@ -174,6 +190,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robotscheck: writing output: %v\n", err)
 		return exitError
 	}
+	if c.checked == 0 && c.status != exitError { // a read error was reported already
+		return usageErr("no URLs to check: standard input held none (give URLs as arguments, or one per line on standard input)")
+	}
 	return c.status
 }
 
@@ -200,7 +219,8 @@ type checker struct {
 	local   *source            // the -robots file; nil when fetching
 	origins map[string]*source // fetched robots.txt by robots.txt URL
 
-	status int // exit status so far: the worst seen
+	status  int // exit status so far: the worst seen
+	checked int // URLs checked or reported, so that an empty list is an error
 }
 
 // worsen raises the exit status to s if it is worse.
@@ -225,6 +245,7 @@ func (c *checker) checkLines(r io.Reader) {
 
 // check decides one URL and prints the result.
 func (c *checker) check(raw string) {
+	c.checked++
 	fail := func(err error) {
 		c.out.urlError(raw, err)
 		c.worsen(exitError)
