@@ -35,6 +35,7 @@ Disallow: /
 Sitemap: %s/sitemap.xml
 `
 
+// demoPages are the pages the demo site's home page links to.
 var demoPages = []string{
 	"/about",
 	"/blog/",
@@ -56,8 +57,8 @@ func main() {
 		site := demoSite()
 		defer site.Close()
 		start = site.URL + "/"
-		fmt.Println("Demo site on", site.URL, "- robots.txt:")
-		fmt.Println(indent(fmt.Sprintf(demoRobots, site.URL)))
+		fmt.Println("Demo site on", site.URL, "- robots.txt, with the line numbers verdicts cite:")
+		fmt.Println(numbered(fmt.Sprintf(demoRobots, site.URL)))
 	}
 	u, err := url.Parse(start)
 	if err != nil || u.Host == "" {
@@ -128,6 +129,7 @@ func demoSite() *httptest.Server {
 	return srv
 }
 
+// counts formats a Stats map as "key: n" pairs, zero counts left out.
 func counts[K interface {
 	comparable
 	fmt.Stringer
@@ -145,6 +147,13 @@ func counts[K interface {
 	return strings.Join(parts, ", ")
 }
 
-func indent(s string) string {
-	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+// numbered returns the lines of s indented and numbered from 1, as
+// robots.txt lines are numbered in verdicts ("line 3").
+func numbered(s string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString(strings.TrimRight(fmt.Sprintf("  %3d | %s", i+1, line), " "))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
