@@ -24,6 +24,32 @@ type entry struct {
 	failures int       // unreachable answers in a row
 	override bool      // WithOverride covers the origin
 	expires  time.Time // when to fetch again
+	size     int64     // bytes the entry retains, for WithCacheMemory
+}
+
+// entryOverhead estimates what an entry and its Robots retain besides the
+// policies: the structs, the URL strings and the LRU's bookkeeping.
+const entryOverhead = 512
+
+// entrySize estimates the bytes en retains: its policies (once each) and
+// the fixed overhead.
+func entrySize(en *entry) int64 {
+	n := int64(entryOverhead) + policyBytes(en.policy)
+	if en.good != nil && en.good.Policy != en.policy {
+		n += policyBytes(en.good.Policy)
+	}
+	if en.robots != nil {
+		n += int64(len(en.robots.URL) + len(en.robots.FinalURL) + len(en.robots.ETag) + len(en.robots.LastModified))
+	}
+	return n
+}
+
+// policyBytes is the heap a parsed policy retains, 0 for nil.
+func policyBytes(p *Policy) int64 {
+	if p == nil {
+		return 0
+	}
+	return p.memSize()
 }
 
 // newEntry combines a fetch with the entry it replaces (nil if none).
@@ -47,24 +73,28 @@ func newEntry(o origin, prev *entry, r *Robots) *entry {
 			}
 		}
 	}
+	e.size = entrySize(e)
 	return e
 }
 
 // lru is a bounded map from origin to entry that forgets the least
-// recently used origin first. It is safe for concurrent use; mu is held
-// only for map and list operations, never across I/O.
+// recently used origin first, keeping both the number of origins and the
+// bytes their entries retain within bounds. It is safe for concurrent use;
+// mu is held only for map and list operations, never across I/O.
 type lru struct {
-	max     int
-	onEvict func(*entry) // called after mu is released; may be nil
+	max      int
+	maxBytes int64
+	onEvict  func(*entry) // called after mu is released; may be nil
 
 	mu        sync.Mutex
 	items     map[origin]*list.Element // guarded by mu; values are *entry
 	order     list.List                // guarded by mu; front is most recent
+	bytes     int64                    // guarded by mu; sum of the entries' sizes
 	evictions uint64                   // guarded by mu
 }
 
-func newLRU(max int, onEvict func(*entry)) *lru {
-	return &lru{max: max, onEvict: onEvict, items: make(map[origin]*list.Element)}
+func newLRU(max int, maxBytes int64, onEvict func(*entry)) *lru {
+	return &lru{max: max, maxBytes: maxBytes, onEvict: onEvict, items: make(map[origin]*list.Element)}
 }
 
 // get returns o's entry and marks it most recently used.
@@ -99,32 +129,54 @@ func (c *lru) has(o origin) bool {
 	return ok
 }
 
-// put stores e as its origin's entry, evicting the least recently used
-// origin when the cache is full.
-func (c *lru) put(e *entry) {
-	var evicted *entry
+// put stores e as its origin's entry, evicting least recently used origins
+// until both bounds hold. An entry larger than the whole byte bound is not
+// kept (any older entry of its origin is dropped too); put reports whether
+// e was kept.
+func (c *lru) put(e *entry) bool {
+	var evicted []*entry
+	kept := e.size <= c.maxBytes
 	c.mu.Lock()
 	if el, ok := c.items[e.origin]; ok {
-		el.Value = e
-		c.order.MoveToFront(el)
-	} else {
-		c.items[e.origin] = c.order.PushFront(e)
-		if c.order.Len() > c.max {
-			back := c.order.Back()
-			evicted = c.order.Remove(back).(*entry)
-			delete(c.items, evicted.origin)
-			c.evictions++
+		old := el.Value.(*entry)
+		c.bytes -= old.size
+		if kept {
+			el.Value = e
+			c.bytes += e.size
+			c.order.MoveToFront(el)
+		} else {
+			c.order.Remove(el)
+			delete(c.items, e.origin)
+			evicted = append(evicted, old)
 		}
+	} else if kept {
+		c.items[e.origin] = c.order.PushFront(e)
+		c.bytes += e.size
+	}
+	for c.order.Len() > c.max || c.bytes > c.maxBytes {
+		back := c.order.Back()
+		if back == nil {
+			break
+		}
+		old := c.order.Remove(back).(*entry)
+		delete(c.items, old.origin)
+		c.bytes -= old.size
+		c.evictions++
+		evicted = append(evicted, old)
 	}
 	c.mu.Unlock()
-	if evicted != nil && c.onEvict != nil {
-		c.onEvict(evicted)
+	if c.onEvict != nil {
+		for _, old := range evicted {
+			c.onEvict(old)
+		}
 	}
+	return kept
 }
 
-// counts returns the number of cached origins and of evictions so far.
-func (c *lru) counts() (n int, evictions uint64) {
+// counts returns the number of cached origins, the bytes they retain and
+// the number of evictions so far.
+func (c *lru) counts() (n int, bytes int64, evictions uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.order.Len(), c.evictions
+	return c.order.Len(), c.bytes, c.evictions
 }

@@ -23,27 +23,42 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // Request-rate interval, whichever is slower, as Policy.CrawlDelay reports
 // it), counting the robots.txt request as the first one.
 //
-// The model is one "latest start" time per host: a request may start at
-// max(now, latest+delay), and that instant becomes the new latest start.
-// Slots are handed out under mu in the order wait is called, and the waiting
-// itself happens after mu is released, so a host with a long delay never
-// holds up requests to other hosts. Pacing lives in the OnRequest hook rather
-// than in Colly LimitRules because Colly matches rules first-come (a rule
-// added after the user's catch-all never applies) and adding a rule while an
-// Async crawl runs is a data race inside Colly; rules reports the pace as
-// LimitRules for inspection. A user's own LimitRule for the host delays
-// requests after the hook has let them go, so the two compose as the larger
-// of the two delays, never their sum.
+// The model is one "latest start" per host, kept in two stages. The
+// OnRequest hook books a slot, max(now, latest+delay), and waits for it
+// outside Colly's limiter and the request's timeout (wait). Just before the
+// request goes on the wire, Colly's OnRequestHeaders hook passes the gate:
+// the request starts no earlier than delay after the previous request to
+// the host actually started, and its actual start becomes the new latest.
+// A request that was late (CPU load, a user LimitRule) therefore pushes the
+// next one back instead of crowding it, and the delay holds at the server.
 //
-// Hosts without a delay take no memory. A host's entry lives until its
-// robots.txt is re-fetched without a delay or forget is called for it (the
-// extension does when its origin cache evicts the host's last origin), so the
-// map is no larger than that cache, plus entries forget spared for at most a
-// minute (see forgetGrace). A pacer is safe for concurrent use; it starts no
-// goroutines, and the only timers are those of waiting requests.
+// With a Backend, slots are booked there (one Reserve per request, by the
+// backend's clock), so a fleet of workers keeps one pace per host; the gate
+// still spaces this process's own requests. When the backend fails, the
+// pacer books locally with the delay multiplied by the last known fleet
+// size (see FleetSizer), which stays polite while the fleet cannot agree.
+//
+// Pacing lives in hooks rather than in Colly LimitRules because Colly
+// matches rules first-come (a rule added after the user's catch-all never
+// applies) and adding a rule while an Async crawl runs is a data race
+// inside Colly; rules reports the pace as LimitRules for inspection. A
+// user's own LimitRule for the host delays requests between the hook and
+// the gate, so the two compose as the larger of the two delays.
+//
+// Hosts without a delay take no memory and cost no lock. A host's entry
+// lives until its robots.txt is re-fetched without a delay or forget is
+// called for it (the extension does when its origin cache evicts the
+// host's last origin), so the map is no larger than that cache, plus
+// entries forget spared for at most a minute (see forgetGrace). A pacer is
+// safe for concurrent use; it starts no goroutines.
 type pacer struct {
-	max    time.Duration // cap on delays; set by newPacer, read-only after
-	logger *slog.Logger  // receives one warning per clamped host; never nil
+	max     time.Duration // cap on delays; set by newPacer, read-only after
+	logger  *slog.Logger  // receives one warning per clamped host; never nil
+	backend Backend       // books slots fleet-wide; nil: locally
+	onErr   func(error)   // told of each failed backend call; may be nil
+	// backendUp reports whether the backend may be tried now (nil:
+	// always); while it says no, slots are booked locally.
+	backendUp func() bool
 
 	// now and sleep are the clock; tests replace them before first use.
 	// sleep waits d or until ctx is done, returning ctx.Err() then.
@@ -51,6 +66,7 @@ type pacer struct {
 	sleep func(ctx context.Context, d time.Duration) error
 
 	nclamped atomic.Uint64 // delays clamped to max, one per loaded call
+	npaced   atomic.Int64  // len(hosts), readable without mu
 
 	mu      sync.Mutex           // guards the fields below; never held while waiting or logging
 	hosts   map[string]*hostPace // by hostKey; only hosts with a delay
@@ -61,10 +77,19 @@ type pacer struct {
 // hostPace is one host's pace. All fields are guarded by pacer.mu.
 type hostPace struct {
 	delay     time.Duration // minimum time between request starts; > 0, ≤ pacer.max
-	latest    time.Time     // start of the latest request sent or given a slot
+	latest    time.Time     // the latest slot booked locally or start seen
+	lastStart time.Time     // when the latest request to the host passed the gate
 	loadedAt  time.Time     // pacer clock at the latest loaded call
 	forgotten bool          // forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
+}
+
+// FleetSizer is implemented by Backends that know how many workers share
+// them. While such a Backend fails, each worker paces a host locally at
+// its Crawl-delay times the last fleet size it reported, so that the
+// fleet together stays within the delay.
+type FleetSizer interface {
+	FleetSize() int
 }
 
 // forgetGrace is how recently loaded an entry must have been for forget to
@@ -145,7 +170,7 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	case !paced:
 		delete(pc.hosts, key)
 	case h == nil:
-		h = &hostPace{delay: d, latest: fetchedAt, loadedAt: now}
+		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now}
 		pc.hosts[key] = h
 	default:
 		h.delay, h.loadedAt = d, now
@@ -154,7 +179,11 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 		if fetchedAt.After(h.latest) {
 			h.latest = fetchedAt
 		}
+		if fetchedAt.After(h.lastStart) {
+			h.lastStart = fetchedAt
+		}
 	}
+	pc.npaced.Store(int64(len(pc.hosts)))
 	if clamped {
 		warn = !h.warned
 		h.warned = true
@@ -184,31 +213,45 @@ func (pc *pacer) sweep(now time.Time) {
 			pc.doomed--
 		}
 	}
+	pc.npaced.Store(int64(len(pc.hosts)))
 }
 
 // reserve gives the next request to host a start slot as of now and returns
 // how long it must wait for it (0: go at once). A host without a delay is
 // not paced.
 func (pc *pacer) reserve(host string, now time.Time) time.Duration {
-	return pc.reserveFunc(host, func() time.Time { return now })
+	d, _ := pc.reserveLocal(host, func() time.Time { return now }, 1)
+	return d
 }
 
-// reserveFunc is reserve with the clock read only for paced hosts, which
-// keeps the common case (no Crawl-delay) off the clock.
-func (pc *pacer) reserveFunc(host string, clock func() time.Time) time.Duration {
+// reserveLocal books a local slot, the delay multiplied by factor, and
+// returns the wait and whether the host is paced. The clock is read only
+// for paced hosts, which keeps the common case (no Crawl-delay) off it.
+func (pc *pacer) reserveLocal(host string, clock func() time.Time, factor int) (time.Duration, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	h := pc.hosts[hostKey(host)]
 	if h == nil {
-		return 0
+		return 0, false
 	}
 	now := clock()
-	start := h.latest.Add(h.delay)
-	if start.Before(now) {
-		start = now
-	}
+	delay := h.delay * time.Duration(max(factor, 1))
+	start := later(now, h.latest.Add(delay), h.lastStart.Add(delay))
 	h.latest = start
-	return start.Sub(now)
+	return start.Sub(now), true
+}
+
+// delayOf returns host's delay, 0 when it is not paced.
+func (pc *pacer) delayOf(host string) time.Duration {
+	if pc.npaced.Load() == 0 {
+		return 0
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if h := pc.hosts[hostKey(host)]; h != nil {
+		return h.delay
+	}
+	return 0
 }
 
 // wait blocks until a page request to host may be sent, or ctx is done.
@@ -216,11 +259,108 @@ func (pc *pacer) reserveFunc(host string, clock func() time.Time) time.Duration 
 // A slot given up because ctx ended is not handed back: the crawl is being
 // cancelled, and a host paced too slowly is never impolite.
 func (pc *pacer) wait(ctx context.Context, host string) error {
-	d := pc.reserveFunc(host, pc.now)
+	if pc.npaced.Load() == 0 {
+		return ctx.Err() // nothing is paced: no lock, no clock
+	}
+	d := pc.book(ctx, host)
 	if d <= 0 {
 		return ctx.Err()
 	}
 	return pc.sleep(ctx, d)
+}
+
+// book reserves the next slot for host, in the backend when there is one,
+// and returns the wait.
+func (pc *pacer) book(ctx context.Context, host string) time.Duration {
+	factor := 1
+	if pc.backend != nil && (pc.backendUp == nil || !pc.backendUp()) {
+		factor = pc.fleetSize()
+	} else if pc.backend != nil {
+		delay := pc.delayOf(host)
+		if delay <= 0 {
+			return 0
+		}
+		d, err := pc.backend.Reserve(ctx, hostKey(host), delay)
+		if err == nil {
+			return d
+		}
+		if ctx.Err() != nil {
+			return 0
+		}
+		if pc.onErr != nil {
+			pc.onErr(err)
+		}
+		factor = pc.fleetSize()
+	}
+	d, _ := pc.reserveLocal(host, pc.now, factor)
+	return d
+}
+
+// fleetSize is the number of workers sharing the backend as it last said,
+// at least 1.
+func (pc *pacer) fleetSize() int {
+	if fs, ok := pc.backend.(FleetSizer); ok {
+		return max(fs.FleetSize(), 1)
+	}
+	return 1
+}
+
+// gate is called just before a request to host goes on the wire. It waits
+// until delay has passed since the previous request to the host actually
+// started here, records this start, and pushes the next local slot behind
+// it. It returns at once for hosts without a delay.
+func (pc *pacer) gate(ctx context.Context, host string) error {
+	if pc.npaced.Load() == 0 {
+		return nil
+	}
+	pc.mu.Lock()
+	h := pc.hosts[hostKey(host)]
+	if h == nil {
+		pc.mu.Unlock()
+		return nil
+	}
+	now := pc.now()
+	start := later(now, h.lastStart.Add(h.delay))
+	h.lastStart = start
+	if start.After(h.latest) {
+		h.latest = start
+	}
+	pc.mu.Unlock()
+	if d := start.Sub(now); d > 0 {
+		return pc.sleep(ctx, d)
+	}
+	return nil
+}
+
+// hopWait is what a redirect hop to host must wait for its slot, without
+// booking it: 0 for hosts without a delay. With a backend it is an upper
+// bound (the local view plus one delay for the rest of the fleet).
+func (pc *pacer) hopWait(host string) time.Duration {
+	if pc.npaced.Load() == 0 {
+		return 0
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[hostKey(host)]
+	if h == nil {
+		return 0
+	}
+	now := pc.now()
+	w := later(now, h.latest.Add(h.delay), h.lastStart.Add(h.delay)).Sub(now)
+	if pc.backend != nil {
+		w = max(w, h.delay)
+	}
+	return w
+}
+
+// later returns the latest of its times.
+func later(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
 }
 
 // forget drops host's pace. The extension calls it when its cache evicts
@@ -237,6 +377,7 @@ func (pc *pacer) forget(host string) {
 	case h == nil || h.forgotten:
 	case now.Sub(h.loadedAt) >= forgetGrace:
 		delete(pc.hosts, key)
+		pc.npaced.Store(int64(len(pc.hosts)))
 	default:
 		h.forgotten = true
 		pc.doomed++

@@ -234,6 +234,6 @@ func ExampleWithLogger() {
 	robotsext.Apply(c, robotsext.WithLogger(logger), robotsext.WithFailMode(robotsext.FailClosed))
 	c.Visit(site.URL + "/x")
 	// Output:
-	// level=INFO msg="robotsext: fetched robots.txt" outcome=ok status=200
+	// level=INFO msg="robotsext: fetched robots.txt" outcome=ok status=200 token=FooBot group_lines=[1] group_specific=false
 	// level=DEBUG msg="robotsext: blocked" method=GET reason="disallowed by rule" line=2 rule=/x shadow=false
 }

@@ -101,7 +101,7 @@ func ExampleWithUnauthorizedDisallowAll() {
 		fmt.Println(v.Allowed, v.Reason)
 	}
 	// Output:
-	// true robots.txt unavailable (4xx): allow all
+	// true robots.txt unavailable (4xx or redirect limit): allow all
 	// false robots.txt answered 401/403: disallow all
 }
 

@@ -4,37 +4,43 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
+	whatwgUrl "github.com/nlnwa/whatwg-url/url"
 	"golang.org/x/sync/singleflight"
 )
 
-// Extension makes one Colly collector obey robots.txt. Apply creates it and
-// registers its hooks; its methods are safe for concurrent use, also while
-// the collector is crawling.
+// Extension makes Colly collectors obey robots.txt. Apply creates it for
+// one collector and Attach adds more; its methods are safe for concurrent
+// use, also while the collectors are crawling.
 //
 // Per origin (scheme, host, port) robots.txt is fetched once, outside the
-// collector, and cached (LRU, WithCacheSize origins) for its HTTP lifetime
-// within 24 hours; concurrent requests to an origin wait for one fetch.
+// collectors, and cached for its HTTP lifetime within 24 hours (LRU,
+// bounded by WithCacheSize origins and WithCacheMemory bytes); concurrent
+// requests to an origin wait for one fetch, and at most
+// WithFetchConcurrency fetches run at once. With WithBackend, the cache is
+// a near-cache of records shared with other Extensions or processes.
 type Extension struct {
-	c       *colly.Collector // may be nil: Check and Sitemaps still work
+	c       *colly.Collector // the collector given to Apply; may be nil
 	cfg     *config          // read-only after Apply
 	fetcher *fetcher         // read-only after Apply
+	urls    whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
 	cache   *lru
 	flights singleflight.Group // one robots.txt fetch per origin at a time
 	pacer   *pacer
 	stats   counters
+	id      identity // the product token, derived once per User-Agent
+
+	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
-
-	warnedUA atomic.Bool // the token/User-Agent mismatch was logged
 
 	attachMu sync.Mutex
 	attached map[*colly.Collector]bool // guarded by attachMu
@@ -44,18 +50,48 @@ type Extension struct {
 // builds the Extension from opts and attaches c (see Attach). Apply(nil)
 // returns an Extension whose Check and Sitemaps work without a collector.
 //
+//	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; AcmeBot/2.1; +https://acme.example/bot)"))
+//	ext := robotsext.Apply(c) // matches "User-agent: AcmeBot" groups
+//
+// The product token matched against robots.txt's user-agent lines comes
+// from WithUserAgent, else from the collector's User-Agent (see
+// WithUserAgent for how it is found). Without WithLogger, warnings (an
+// unreachable robots.txt, a clamped Crawl-delay, an ignored option, a
+// User-Agent without a crawler token) go to slog.Default().
+//
+// robots.txt is fetched with the Extension's own HTTP client, not the
+// collector's: a proxy or transport set with c.SetProxy, c.SetProxyFunc or
+// c.WithTransport is invisible to it. Route robots.txt the same way with
+// WithHTTPClient:
+//
+//	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
+//	c.WithTransport(myTransport)
+//
 // Callbacks registered before Apply run before the hook; a request they
 // abort is not checked. A collector made with c.Clone() shares c's
 // redirect handler but not its OnRequest hook: give it to ext.Attach so
 // that both share one cache and one pace per host.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
-	e := &Extension{c: c, cfg: cfg, fetcher: cfg.newFetcher()}
+	e := &Extension{
+		c:       c,
+		cfg:     cfg,
+		fetcher: cfg.newFetcher(),
+		urls:    whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
+	}
+	e.fetcher.keepBody = cfg.backend != nil // records carry the raw body
 	e.pacer = newPacer(cfg.maxCrawlDelay, cfg.logger)
 	e.pacer.now = cfg.now // fetchedAt values come from this clock
-	e.cache = newLRU(cfg.cacheSize, e.evicted)
+	e.pacer.backend = cfg.backend
+	e.pacer.onErr = e.backendFailed
+	e.pacer.backendUp = e.backendUp
+	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {
-		cfg.logger.Warn("robotsext: ignoring WithOverride pattern", "pattern", p)
+		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
+	}
+	if cfg.tokenGiven != cfg.token {
+		cfg.logger.Warn("robotsext: WithUserAgent takes a product token; using the token found in the value",
+			"given", cfg.tokenGiven, "token", cfg.token)
 	}
 	e.Attach(c)
 	return e
@@ -66,13 +102,15 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 // collector attached, as for the one given to Apply. Use it for clones
 // (detail := c.Clone(); ext.Attach(detail)) and for other collectors of
 // the same crawl. It turns Colly's own robots.txt check off
-// (c.IgnoreRobotsTxt = true), so nothing is fetched twice, registers an
+// (c.IgnoreRobotsTxt = true), so nothing is fetched twice; registers an
 // OnRequest hook that aborts disallowed requests of every method, HEAD
-// included, and installs a redirect handler that refuses redirect hops
-// into disallowed URLs (see WithRedirectHandler for composing it with your
-// own). The product token and the robots.txt request's headers come from
-// the collector given to Apply. Attaching a collector twice does nothing
-// more; Attach(nil) does nothing.
+// included, and waits for the host's Crawl-delay; an OnRequestHeaders hook
+// that holds the delay at the wire; an OnError hook that re-issues
+// deferred redirect hops (see ErrRedirectDeferred); and a redirect handler
+// that refuses redirect hops into disallowed URLs (see WithRedirectHandler
+// for composing it with your own). The product token and the robots.txt
+// request's headers come from the collector given to Apply. Attaching a
+// collector twice does nothing more; Attach(nil) does nothing.
 func (e *Extension) Attach(c *colly.Collector) {
 	if c == nil {
 		return
@@ -89,6 +127,8 @@ func (e *Extension) Attach(c *colly.Collector) {
 	}
 	c.IgnoreRobotsTxt = true
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
+	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
+	c.OnError(func(resp *colly.Response, err error) { e.onError(resp, err) })
 	next := e.cfg.redirect
 	if !e.cfg.redirectSet {
 		// Colly's COLLY_FOLLOW_REDIRECTS=no installs a handler we cannot
@@ -132,18 +172,25 @@ func (e *Extension) OnBlocked(fn func(r *colly.Request, v Verdict)) {
 	e.onBlocked.Store(&fns)
 }
 
-// Check decides rawURL as the OnRequest hook would, fetching its
-// robots.txt if needed, with the collector's context and User-Agent. It
-// is not counted in Stats' Allowed and Blocked. URLs that are not http or
-// https are allowed with ReasonNotApplicable; the error is ErrInvalidURL
-// for URLs without a host, or the context's error.
+// Check decides rawURL as the OnRequest hook would decide c.Visit(rawURL),
+// fetching its robots.txt if needed, with the collector's context and
+// User-Agent. It reads the URL exactly as Colly's Visit does (WHATWG URL
+// parsing: IDNA hosts, "." and ".." segments, escaping), so Check and the
+// hook always agree. It is not counted in Stats' Allowed and Blocked. URLs
+// that are not http or https are allowed with ReasonNotApplicable; the
+// error is ErrInvalidURL for URLs Colly would reject or without a host,
+// or the context's error.
 func (e *Extension) Check(rawURL string) (Verdict, error) {
 	return e.CheckContext(e.context(), rawURL)
 }
 
 // CheckContext is Check with a context of the caller's choosing.
 func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, error) {
-	o, u, err := parseOrigin(rawURL)
+	u, err := e.parseAsColly(rawURL)
+	if err != nil {
+		return Verdict{}, err
+	}
+	o, err := originOf(u)
 	if err == ErrNotHTTP {
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}, nil
 	} else if err != nil {
@@ -151,9 +198,26 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	}
 	en, err := e.entryFor(ctx, o)
 	if err != nil {
+		if errors.Is(err, ErrLocal) {
+			return Verdict{Allowed: false, Reason: ReasonLocalError, Err: err}, nil
+		}
 		return Verdict{}, err
 	}
 	return e.decide(en, pathOf(u)), nil
+}
+
+// parseAsColly reads rawURL as Colly's Visit does: the WHATWG parser, then
+// net/url on its serialisation.
+func (e *Extension) parseAsColly(rawURL string) (*url.URL, error) {
+	w, err := e.urls.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	u, err := url.Parse(w.Href(false))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+	}
+	return u, nil
 }
 
 // Sitemaps returns the Sitemap URLs of the robots.txt governing rawURL,
@@ -161,7 +225,11 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 // good copy's while it is unreachable, and an error wrapping
 // ErrUnreachable when it is unreachable with no good copy.
 func (e *Extension) Sitemaps(rawURL string) ([]string, error) {
-	o, _, err := parseOrigin(rawURL)
+	u, err := e.parseAsColly(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	o, err := originOf(u)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +247,7 @@ func (e *Extension) Sitemaps(rawURL string) ([]string, error) {
 // crawling.
 func (e *Extension) Stats() Stats {
 	s := e.stats.snapshot()
-	s.Origins, s.Evictions = e.cache.counts()
+	s.Origins, s.CacheBytes, s.Evictions = e.cache.counts()
 	s.CrawlDelaysClamped = e.pacer.clamped()
 	return s
 }
@@ -191,246 +259,6 @@ func (e *Extension) Stats() Stats {
 // from its OnRequest hook and does not register them with the collector.
 func (e *Extension) LimitRules() []colly.LimitRule { return e.pacer.rules() }
 
-// RedirectHandler returns a redirect handler for c.SetRedirectHandler that
-// first refuses hops into URLs their own origin's robots.txt disallows
-// (the request then fails with a *BlockedError, reported to OnBlocked),
-// then runs next. Colly has already applied its URL filters and marked the
-// hop visited before any redirect handler runs. A nil next keeps Colly's
-// default: at most 10 redirects, then the last response is returned, and
-// Authorization is dropped when the host changes. Apply installs
-// RedirectHandler(WithRedirectHandler's handler); call it yourself only
-// when you set a redirect handler after Apply.
-func (e *Extension) RedirectHandler(next RedirectHandler) RedirectHandler {
-	return func(req *http.Request, via []*http.Request) error {
-		if err := e.checkHop(req); err != nil {
-			return err
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return http.ErrUseLastResponse
-		}
-		if req.URL.Host != via[len(via)-1].URL.Host {
-			req.Header.Del("Authorization")
-		}
-		return nil
-	}
-}
-
-// BlockedError is the error of a redirect hop robots.txt disallows; it
-// wraps ErrBlocked.
-type BlockedError struct {
-	URL     string  // the refused hop
-	Verdict Verdict // why
-}
-
-func (b *BlockedError) Error() string {
-	if b.Verdict.Rule != "" || b.Verdict.Line > 0 {
-		return fmt.Sprintf("robotsext: redirect to %s disallowed by robots.txt line %d (%q)", b.URL, b.Verdict.Line, b.Verdict.Rule)
-	}
-	return fmt.Sprintf("robotsext: redirect to %s not allowed: %s", b.URL, b.Verdict.Reason)
-}
-
-// Unwrap returns ErrBlocked.
-func (b *BlockedError) Unwrap() error { return ErrBlocked }
-
-// onRequest is the OnRequest hook. Once the origin is cached it takes
-// one mutex (the LRU), makes no allocation for a path without a query and
-// one for a path with a query, and calls the pacer without holding a lock.
-func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() || r.URL == nil {
-		return
-	}
-	o, err := originOf(r.URL)
-	if err != nil {
-		e.stats.decided(Verdict{Allowed: true, Reason: ReasonNotApplicable})
-		return
-	}
-	ctx := contextOf(c)
-	en, err := e.entryFor(ctx, o)
-	if err != nil { // the collector's context ended; Colly fails the request
-		e.stats.cancelled.Add(1)
-		return
-	}
-	v := e.decide(en, pathOf(r.URL))
-	e.stats.decided(v)
-	if !v.Allowed {
-		if !e.cfg.shadow {
-			r.Abort()
-		}
-		e.blocked(ctx, r, v)
-		if !e.cfg.shadow {
-			return
-		}
-	}
-	_ = e.pacer.wait(ctx, o.host) // on error the context ended and Colly fails the request
-}
-
-// checkHop decides a redirect hop.
-func (e *Extension) checkHop(req *http.Request) error {
-	o, err := originOf(req.URL)
-	if err != nil {
-		return nil // not ours to judge; Colly's client rejects what it cannot fetch
-	}
-	ctx := req.Context()
-	en, err := e.entryFor(ctx, o)
-	if err != nil {
-		return err
-	}
-	v := e.decide(en, pathOf(req.URL))
-	e.stats.decided(v)
-	if !v.Allowed {
-		hop := &colly.Request{URL: req.URL, Headers: &req.Header, Host: req.Host, Method: req.Method, Ctx: colly.NewContext()}
-		e.blocked(ctx, hop, v)
-		if !e.cfg.shadow {
-			e.stats.redirectsBlocked.Add(1)
-			return &BlockedError{URL: req.URL.String(), Verdict: v}
-		}
-	}
-	return e.pacer.wait(ctx, o.host)
-}
-
-// blocked reports a disallowed request.
-func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
-	level := slog.LevelDebug
-	if e.cfg.shadow {
-		e.stats.shadowed.Add(1)
-		level = slog.LevelInfo
-	}
-	if l := e.cfg.logger; l.Enabled(ctx, level) {
-		l.Log(ctx, level, "robotsext: blocked", "url", r.URL.String(), "method", r.Method,
-			"reason", v.Reason.String(), "line", v.Line, "rule", v.Rule, "shadow", e.cfg.shadow)
-	}
-	if fns := e.onBlocked.Load(); fns != nil {
-		for _, fn := range *fns {
-			fn(r, v)
-		}
-	}
-}
-
-// decide applies the entry in force to one request path.
-func (e *Extension) decide(en *entry, path string) Verdict {
-	if en.override {
-		if path == "/robots.txt" {
-			return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
-		}
-		return Verdict{Allowed: true, Reason: ReasonOverride}
-	}
-	if en.stale {
-		e.stats.staleServed.Add(1)
-	}
-	return decide(en.outcome, en.policy, e.token(), path, e.cfg.failMode)
-}
-
-// entryFor returns o's entry in force, fetching robots.txt when it is
-// missing or expired. Callers for one origin share one fetch. The error
-// is non-nil only when ctx ends first.
-func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
-	if en := e.cache.get(o); en != nil && e.cfg.now().Before(en.expires) {
-		e.stats.hits.Add(1)
-		return en, nil
-	}
-	e.stats.misses.Add(1)
-	key := o.String()
-	for {
-		ch := e.flights.DoChan(key, func() (any, error) { return e.refresh(ctx, o) })
-		select {
-		case res := <-ch:
-			if res.Err == nil {
-				return res.Val.(*entry), nil
-			}
-			// The fetch ran under another caller's context, which ended.
-			// Unless ours has too, fetch again.
-			if err := ctx.Err(); err != nil || !isContextErr(res.Err) {
-				if err == nil {
-					err = res.Err
-				}
-				return nil, err
-			}
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-}
-
-// refresh fetches o's robots.txt and stores the new entry. It runs once per
-// origin at a time (singleflight), holds no lock while fetching, and
-// reports the fetch to the pacer.
-func (e *Extension) refresh(ctx context.Context, o origin) (*entry, error) {
-	prev := e.cache.peek(o)
-	if prev != nil && e.cfg.now().Before(prev.expires) {
-		return prev, nil // a fetch that finished while we queued
-	}
-	var good *Robots
-	failures := 1
-	if prev != nil {
-		good, failures = prev.good, prev.failures+1
-	}
-	hdr := e.requestHeader()
-	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
-	if err != nil {
-		return nil, err
-	}
-	en := newEntry(o, prev, r)
-	en.override = e.cfg.overridden(o)
-	e.cache.put(en)
-	e.stats.fetched(r)
-
-	token := e.token()
-	delay, ok := en.policy.CrawlDelay(token)
-	e.pacer.loaded(o.host, delay, ok, r.FetchedAt)
-	e.logFetch(ctx, en, token, hdr.Get("User-Agent"))
-	return en, nil
-}
-
-// evicted keeps the pacer no larger than the cache: a host's pace is
-// dropped with the last cached origin on that host.
-func (e *Extension) evicted(en *entry) {
-	twin := en.origin
-	twin.https = !twin.https
-	if !e.cache.has(twin) {
-		e.pacer.forget(en.origin.host)
-	}
-}
-
-// logFetch logs a fetch outcome, and once a token that does not occur in
-// the User-Agent sent.
-func (e *Extension) logFetch(ctx context.Context, en *entry, token, ua string) {
-	l, r := e.cfg.logger, en.robots
-	level := slog.LevelInfo
-	if r.Outcome == OutcomeUnreachable {
-		level = slog.LevelWarn
-	}
-	if l.Enabled(ctx, level) {
-		attrs := []any{"url", r.URL, "outcome", r.Outcome.String(), "status", r.Status, "expires", en.expires}
-		if r.Err != nil {
-			attrs = append(attrs, "error", r.Err.Error())
-		}
-		if r.Truncated {
-			attrs = append(attrs, "truncated", true)
-		}
-		if r.NotModified {
-			attrs = append(attrs, "not_modified", true)
-		}
-		if en.stale {
-			attrs = append(attrs, "stale_copy_from", en.goodAt)
-		}
-		if en.override {
-			attrs = append(attrs, "override", true)
-		}
-		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
-	}
-	if token != "" && !containsFold(ua, token) && e.warnedUA.CompareAndSwap(false, true) {
-		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
-			"token", token, "user_agent", ua)
-	}
-}
-
-func isContextErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
 // context returns the context of the collector given to Apply, or
 // Background.
 func (e *Extension) context() context.Context { return contextOf(e.c) }
@@ -441,87 +269,4 @@ func contextOf(c *colly.Collector) context.Context {
 		return c.Context
 	}
 	return context.Background()
-}
-
-// token is the product token matched against user-agent lines: the
-// WithUserAgent token, else the leading word of the User-Agent the
-// robots.txt request sends (WithHeaders, the collector's Headers, then its
-// UserAgent), read on every call because users may change them.
-func (e *Extension) token() string {
-	if e.cfg.token != "" {
-		return e.cfg.token
-	}
-	if t := tokenOf(e.userAgent()); t != "" {
-		return t
-	}
-	return "robotsext"
-}
-
-// userAgent is the User-Agent header the robots.txt request sends, "" when
-// none is configured.
-func (e *Extension) userAgent() string {
-	if ua := e.cfg.headers.Get("User-Agent"); ua != "" {
-		return ua
-	}
-	if e.c == nil {
-		return ""
-	}
-	if e.c.Headers != nil {
-		if ua := e.c.Headers.Get("User-Agent"); ua != "" {
-			return ua
-		}
-	}
-	return e.c.UserAgent
-}
-
-// requestHeader builds the robots.txt request's header from the
-// collector's Headers and User-Agent and WithHeaders, as Colly builds a
-// page request's.
-func (e *Extension) requestHeader() http.Header {
-	h := http.Header{}
-	if e.c != nil && e.c.Headers != nil {
-		h = (*e.c.Headers).Clone()
-	}
-	for k, vs := range e.cfg.headers {
-		h[k] = append([]string(nil), vs...)
-	}
-	h = cloneHeader(h)
-	if h.Get("User-Agent") == "" {
-		ua := e.userAgent()
-		if ua == "" {
-			ua = e.token()
-		}
-		h.Set("User-Agent", ua)
-	}
-	return h
-}
-
-// overridden reports whether WithOverride covers o.
-func (cfg *config) overridden(o origin) bool {
-	if len(cfg.overrides) == 0 {
-		return false
-	}
-	host, port := splitHostPort(o.host)
-	if port == "" {
-		port = "80"
-		if o.https {
-			port = "443"
-		}
-	}
-	for _, p := range cfg.overrides {
-		if p.match(host, port) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFold reports whether s contains sub, ASCII case-insensitively.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return true
-		}
-	}
-	return false
 }

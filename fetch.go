@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -35,7 +36,35 @@ var (
 	// ErrBlocked: robots.txt disallows the URL. Redirect hops refused by
 	// the Extension fail with an error wrapping ErrBlocked (a *BlockedError).
 	ErrBlocked = errors.New("robotsext: disallowed by robots.txt")
+	// ErrLocal: robots.txt could not be fetched because of this machine,
+	// not the site: file descriptors or buffers ran out, or the wait for a
+	// fetch slot (WithFetchConcurrency) ended with the context. Such a
+	// failure is never cached against the origin.
+	ErrLocal = errors.New("robotsext: robots.txt not fetched (local error)")
 )
+
+// StatusError is the Robots.Err (and Verdict.Err) of a robots.txt answer
+// whose status makes it unreachable: 5xx, 429, or a code outside 100–599.
+type StatusError struct {
+	URL        string // the robots.txt URL answered
+	StatusCode int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("robots.txt %s answered HTTP %d", e.URL, e.StatusCode)
+}
+
+// Is makes errors.Is(err, ErrUnreachable) true.
+func (e *StatusError) Is(target error) bool { return target == ErrUnreachable }
+
+// localError wraps an error of this machine so that errors.Is(err,
+// ErrLocal) holds while the cause stays visible.
+type localError struct{ err error }
+
+func (e *localError) Error() string {
+	return "robotsext: robots.txt not fetched (local error): " + e.err.Error()
+}
+func (e *localError) Unwrap() []error { return []error{ErrLocal, e.err} }
 
 // Outcome classifies a robots.txt fetch (RFC 9309 §2.3.1).
 type Outcome uint8
@@ -107,7 +136,8 @@ type Robots struct {
 	// Cache-Control max-age or Expires within MaxCacheTTL, else the cache
 	// TTL; for an unreachable origin, after a backoff or Retry-After.
 	Expires time.Time
-	// RetryAfter is the response's Retry-After, 0 when absent.
+	// RetryAfter is the response's Retry-After (seconds or a date), capped
+	// at one hour; 0 when absent or in the past.
 	RetryAfter time.Duration
 	// ETag and LastModified are the validators used to revalidate.
 	ETag         string
@@ -171,13 +201,14 @@ func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}
 	}
 	if r == nil {
-		return decide(OutcomeUnreachable, nil, userAgent, path, mode)
+		return decide(OutcomeUnreachable, nil, userAgent, path, mode, nil)
 	}
-	return decide(r.Outcome, r.Policy, userAgent, path, mode)
+	return decide(r.Outcome, r.Policy, userAgent, path, mode, r.Err)
 }
 
-// decide applies the outcome table to one request path.
-func decide(out Outcome, p *Policy, token, path string, mode FailMode) Verdict {
+// decide applies the outcome table to one request path; fetchErr is the
+// fetch's error, reported for unreachable outcomes.
+func decide(out Outcome, p *Policy, token, path string, mode FailMode, fetchErr error) Verdict {
 	if path == "/robots.txt" {
 		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
 	}
@@ -189,7 +220,7 @@ func decide(out Outcome, p *Policy, token, path string, mode FailMode) Verdict {
 	case OutcomeUnauthorized:
 		return Verdict{Allowed: false, Reason: ReasonUnauthorized}
 	}
-	return Verdict{Allowed: mode == FailOpen, Reason: ReasonUnreachable}
+	return Verdict{Allowed: mode == FailOpen, Reason: ReasonUnreachable, Err: fetchErr}
 }
 
 // fetcher makes robots.txt requests for one configuration.
@@ -197,14 +228,18 @@ type fetcher struct {
 	cfg    *config
 	client *http.Client
 	owned  *http.Transport // our own transport, closed by close; nil when the user gave a client
-	// keepBody makes fetch keep the body in Robots.Body (FetchRobots only).
+	// keepBody makes fetch keep the body in Robots.Body (FetchRobots, and
+	// the Extension when a Backend stores bodies).
 	keepBody bool
+	// slots bounds the fetches in flight (WithFetchConcurrency): a fetch
+	// holds one for its whole duration, redirects and body included.
+	slots chan struct{}
 }
 
 // newFetcher prepares the HTTP client: a copy of the user's, or one on a
 // clone of http.DefaultTransport, with the robots.txt redirect rules.
 func (cfg *config) newFetcher() *fetcher {
-	f := &fetcher{cfg: cfg}
+	f := &fetcher{cfg: cfg, slots: make(chan struct{}, cfg.fetchConcurrency)}
 	if cfg.client != nil {
 		cl := *cfg.client
 		f.client = &cl
@@ -244,6 +279,12 @@ func newTransport(timeout time.Duration) *http.Transport {
 	return t
 }
 
+// keptAcrossHosts are the only headers a robots.txt request carries to
+// another host after a redirect. Everything else, Authorization, Cookie and
+// any custom credential header from WithHeaders or the collector's
+// Headers, stays with the host it was meant for.
+var keptAcrossHosts = [...]string{"User-Agent", "Accept", "Accept-Language", "From"}
+
 // robotsRedirect is the CheckRedirect of robots.txt requests.
 func robotsRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > MaxRedirects {
@@ -253,10 +294,44 @@ func robotsRedirect(req *http.Request, via []*http.Request) error {
 		return ErrRedirectNotHTTP
 	}
 	if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
-		req.Header.Del("Authorization")
-		req.Header.Del("Cookie")
+		kept := http.Header{}
+		for _, k := range keptAcrossHosts {
+			if vs := req.Header.Values(k); len(vs) > 0 {
+				kept[k] = vs
+			}
+		}
+		req.Header = kept
+		req.Host = ""
 	}
 	return nil
+}
+
+// acquire takes a fetch slot, waiting as long as ctx allows.
+func (f *fetcher) acquire(ctx context.Context) error {
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *fetcher) release() { <-f.slots }
+
+// isLocalError reports errors of this machine rather than of the site:
+// descriptors, buffers, memory or local ports exhausted.
+func isLocalError(err error) bool {
+	for _, errno := range [...]syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.EADDRNOTAVAIL} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropped are request headers the fetch manages itself.
@@ -284,6 +359,11 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := f.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer f.release()
+	r.FetchedAt = cfg.now() // the request starts once it has a slot
 	tctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, r.URL, nil)
@@ -311,6 +391,9 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if isLocalError(err) {
+			return nil, &localError{err}
+		}
 		if resp != nil { // a refused redirect: net/http returns the last response, body closed
 			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)
 		}
@@ -337,6 +420,9 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if isLocalError(err) {
+				return nil, &localError{err}
+			}
 			r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("reading robots.txt body: %w", err)
 			r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
 			return r, nil
@@ -361,7 +447,9 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 	case (s == http.StatusUnauthorized || s == http.StatusForbidden) && cfg.authDisallow:
 		r.Outcome = OutcomeUnauthorized
 	case s == http.StatusTooManyRequests || s >= 500 || s < 200:
-		r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("robots.txt answered HTTP %d", s)
+		// 5xx, 429, and codes no server should send as a final answer
+		// (1xx, anything outside 100–599).
+		r.Outcome, r.Err = OutcomeUnreachable, &StatusError{URL: r.URL, StatusCode: s}
 		r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
 		return r, nil
 	default: // 4xx
@@ -416,6 +504,9 @@ func headerLifetime(h http.Header, now time.Time) (time.Duration, bool) {
 	if a, err := strconv.ParseInt(strings.TrimSpace(h.Get("Age")), 10, 64); err == nil && a > 0 {
 		age = secondsDuration(a)
 	}
+	// Of several directives the most restrictive wins: no-cache or
+	// no-store anywhere means revalidate, and the smallest max-age counts.
+	maxAge, haveMaxAge := time.Duration(0), false
 	for _, cc := range h.Values("Cache-Control") {
 		for _, d := range strings.Split(cc, ",") {
 			name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
@@ -424,11 +515,14 @@ func headerLifetime(h http.Header, now time.Time) (time.Duration, bool) {
 				return 0, true
 			case "max-age":
 				n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(val), `"`), 10, 64)
-				if err == nil && n >= 0 {
-					return secondsDuration(n) - age, true
+				if err == nil && n >= 0 && (!haveMaxAge || secondsDuration(n) < maxAge) {
+					maxAge, haveMaxAge = secondsDuration(n), true
 				}
 			}
 		}
+	}
+	if haveMaxAge {
+		return maxAge - age, true
 	}
 	if exp := h.Get("Expires"); exp != "" {
 		t, err := http.ParseTime(exp)
@@ -451,20 +545,24 @@ func secondsDuration(n int64) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
-// retryAfter reads Retry-After: delay seconds or an HTTP date.
+// retryAfter reads Retry-After: delay seconds or an HTTP date, capped at
+// maxBackoff either way (a number too large for int64 is capped too).
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 {
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		if n == 0 && err == nil {
 			return 0
 		}
-		return secondsDuration(n)
+		if err != nil || n > uint64(maxBackoff/time.Second) {
+			return maxBackoff
+		}
+		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), maxBackoff)
 	}
 	return 0
 }

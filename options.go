@@ -24,11 +24,13 @@ const (
 	// origin is unreachable (RFC 9309 §2.4).
 	MaxStale = 30 * 24 * time.Hour
 
-	defaultTimeout   = 10 * time.Second
-	defaultCacheSize = 4096
-	minLifetime      = time.Minute // floor for max-age=0, no-cache and past Expires
-	minBackoff       = time.Minute // first retry of an unreachable origin
-	maxBackoff       = time.Hour   // cap of the doubling backoff and of Retry-After
+	defaultTimeout          = 10 * time.Second
+	defaultCacheSize        = 4096
+	defaultCacheMemory      = 256 << 20
+	defaultFetchConcurrency = 32
+	minLifetime             = time.Minute // floor for max-age=0, no-cache and past Expires
+	minBackoff              = time.Minute // first retry of an unreachable origin
+	maxBackoff              = time.Hour   // cap of the doubling backoff and of Retry-After
 )
 
 // FailMode says what an unreachable robots.txt (5xx, 429, network error,
@@ -64,22 +66,26 @@ type RedirectHandler = func(req *http.Request, via []*http.Request) error
 // config is the settled form of the options. It is built once and then
 // only read.
 type config struct {
-	token        string // product token; "" derives it from the User-Agent
-	failMode     FailMode
-	overrides    []hostPattern
-	badOverrides []string // patterns WithOverride could not use, logged by Apply
-	client       *http.Client
-	ttl          time.Duration
-	timeout      time.Duration
-	cacheSize    int
-	shadow       bool
-	authDisallow bool // 401/403 mean "disallow all"
-	logger       *slog.Logger
-	headers      http.Header
-	redirect     RedirectHandler // the user's redirect handler, run after ours
-	redirectSet  bool
-	now          func() time.Time // injectable clock
-	backend      Backend          // shared state; nil: the Extension's own
+	token            string // WithUserAgent's product token, reduced
+	tokenGiven       string // WithUserAgent's value as given
+	tokenSet         bool   // WithUserAgent was given; else the token comes from the User-Agent
+	failMode         FailMode
+	overrides        []hostPattern
+	badOverrides     []badPattern // patterns WithOverride could not use, logged by Apply
+	client           *http.Client
+	ttl              time.Duration
+	timeout          time.Duration
+	cacheSize        int
+	cacheMemory      int64 // bytes the cached entries may retain
+	fetchConcurrency int
+	shadow           bool
+	authDisallow     bool // 401/403 mean "disallow all"
+	logger           *slog.Logger
+	headers          http.Header
+	redirect         RedirectHandler // the user's redirect handler, run after ours
+	redirectSet      bool
+	now              func() time.Time // injectable clock
+	backend          Backend          // shared state; nil: the Extension's own
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
@@ -88,10 +94,12 @@ type config struct {
 
 func newConfig(opts []Option) *config {
 	cfg := &config{
-		ttl:       MaxCacheTTL,
-		timeout:   defaultTimeout,
-		cacheSize: defaultCacheSize,
-		now:       time.Now,
+		ttl:              MaxCacheTTL,
+		timeout:          defaultTimeout,
+		cacheSize:        defaultCacheSize,
+		cacheMemory:      defaultCacheMemory,
+		fetchConcurrency: defaultFetchConcurrency,
+		now:              time.Now,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -99,25 +107,47 @@ func newConfig(opts []Option) *config {
 		}
 	}
 	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+		cfg.logger = slog.New(warnDefault{})
 	}
 	return cfg
 }
 
 // WithUserAgent sets the product token matched against robots.txt
-// user-agent lines (RFC 9309 §2.2.1), such as "MyBot". By default the token
-// is the leading run of letters, '-' and '_' of the collector's User-Agent
-// ("colly" for Colly's default, "MyBot" for "MyBot/1.2 (+https://…)").
+// user-agent lines (RFC 9309 §2.2.1), such as "AcmeBot". A value that is
+// not a bare token ("AcmeBot/2.1", or a whole User-Agent) is reduced to its
+// token by the rules below, and Apply logs one warning saying what it used.
+//
+// Without WithUserAgent the token is found in the User-Agent the robots.txt
+// request sends (the collector's): the crawler named by a "compatible;"
+// element ("Mozilla/5.0 (compatible; AcmeBot/2.1; +https://acme.example/bot)"
+// gives "AcmeBot"), else the leading product ("FooBot/1.0 (+url)" gives
+// "FooBot", Colly's default gives "colly"). A browser-style User-Agent that
+// names no crawler gives no token: only the "*" groups apply, and one
+// warning says to set WithUserAgent.
+//
 // The token should appear in the User-Agent actually sent; the Extension
-// logs a warning once when it does not. FetchRobots also sends the token as
-// its User-Agent header unless WithHeaders gives one.
+// logs a warning once when it does not. FetchRobots also sends the token
+// as its User-Agent header unless WithHeaders gives one.
 func WithUserAgent(token string) Option {
-	return func(c *config) { c.token = strings.TrimSpace(token) }
+	return func(c *config) {
+		c.tokenGiven = strings.TrimSpace(token)
+		c.token, _ = reduceToken(c.tokenGiven)
+		c.tokenSet = true
+	}
 }
 
-// WithFailMode chooses what an unreachable robots.txt means: FailClosed
-// (the default) blocks the origin, FailOpen allows it. A previously good
-// copy of robots.txt is obeyed either way while it is at most 30 days old.
+// WithFailMode chooses what an unreachable robots.txt (5xx, 429, network
+// error, timeout) means: FailClosed (the default, as RFC 9309 §2.3.1.4
+// requires) blocks the origin, FailOpen allows it. A previously good copy
+// of robots.txt is obeyed either way while it is at most 30 days old.
+// Either way a warning is logged and Verdict.Err says why.
+//
+// An unreachable robots.txt is often this crawler's own network path: a
+// crawl routed through c.SetProxy or c.SetProxyFunc fetches robots.txt
+// without that proxy (the Extension cannot see the collector's transport),
+// and a site reachable only through the proxy is then blocked, or, with
+// FailOpen, crawled without its rules. Give the Extension the same route
+// with WithHTTPClient.
 func WithFailMode(m FailMode) Option {
 	return func(c *config) { c.failMode = m }
 }
@@ -126,30 +156,40 @@ func WithFailMode(m FailMode) Option {
 // Allow and Disallow rules are not applied and a failing robots.txt never
 // blocks them, but their Crawl-delay and Sitemaps are still read. A pattern
 // is either a host ("shop.example.com", matching any port), a host and port
-// ("shop.example.com:8443", "[::1]:8080"), or "*." and a domain
-// ("*.example.org", matching every subdomain but not example.org itself).
-// Matching is case-insensitive. Other patterns (any other '*', a scheme or
-// a path) are ignored and reported by the logger. WithOverride may be given
-// several times; the lists add up.
+// ("shop.example.com:8443", "[::1]:8080"), or "*." and a domain of at least
+// two labels ("*.example.org", matching every subdomain but not
+// example.org itself). Matching is case-insensitive. Patterns that can
+// never match a URL's host (any other '*', "*.com", a scheme or a path,
+// non-ASCII names: write them in punycode, "xn--…"; IPv6 zone IDs) are
+// ignored and logged as a warning. WithOverride may be given several
+// times; the lists add up.
 func WithOverride(hosts ...string) Option {
 	return func(c *config) {
 		for _, h := range hosts {
-			if p, ok := parseHostPattern(h); ok {
+			if p, why := parseHostPattern(h); why == "" {
 				c.overrides = append(c.overrides, p)
 			} else {
-				c.badOverrides = append(c.badOverrides, h)
+				c.badOverrides = append(c.badOverrides, badPattern{h, why})
 			}
 		}
 	}
 }
 
-// WithHTTPClient sets the client robots.txt is fetched with, for example
-// one sharing the crawl's proxy and transport. Its Transport, Jar and
-// Timeout are used; its CheckRedirect is not (robots.txt requests follow
-// at most five redirects, only to http and https URLs, and drop
-// Authorization and Cookie headers when the host changes). The client is
-// copied, never modified. By default each Extension uses its own client on
-// a clone of http.DefaultTransport.
+// WithHTTPClient sets the client robots.txt is fetched with. By default
+// each Extension uses its own client on a clone of http.DefaultTransport
+// (with the environment's HTTP_PROXY), not the collector's: Colly keeps its
+// transport private, so a proxy or transport set with c.SetProxy,
+// c.SetProxyFunc or c.WithTransport is invisible to the Extension, and
+// robots.txt would go out another way than the pages. Share it explicitly:
+//
+//	t := &http.Transport{Proxy: http.ProxyURL(proxyURL)}
+//	c.WithTransport(t)
+//	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: t}))
+//
+// The client's Transport, Jar and Timeout are used; its CheckRedirect is
+// not (robots.txt requests follow at most five redirects, only to http and
+// https URLs, and carry only User-Agent, Accept, Accept-Language and From
+// to another host). The client is copied, never modified.
 func WithHTTPClient(cl *http.Client) Option {
 	return func(c *config) { c.client = cl }
 }
@@ -191,6 +231,38 @@ func WithCacheSize(origins int) Option {
 	}
 }
 
+// WithCacheMemory bounds the memory the cached robots.txt policies retain,
+// in bytes (default 256 MiB; values < 1 restore it). The cache evicts the
+// least recently used origins until both this and WithCacheSize hold, so a
+// crawl into thousands of hosts serving large files stays within it. A
+// policy larger than the whole bound is still obeyed by the requests that
+// waited for its fetch, but not kept: the origin's next request fetches it
+// again, so keep the bound well above 4 × MaxBodySize. Stats reports the
+// bytes held.
+func WithCacheMemory(bytes int64) Option {
+	return func(c *config) {
+		if bytes < 1 {
+			bytes = defaultCacheMemory
+		}
+		c.cacheMemory = bytes
+	}
+}
+
+// WithFetchConcurrency bounds the robots.txt fetches in flight at once
+// (default 32; values < 1 restore it), shared by every collector attached
+// to the Extension. The OnRequest hook runs before Colly's own limits, so
+// without a bound a crawl fanning out to thousands of hosts would open a
+// connection per host at once. A request waits for a slot as long as its
+// collector's context allows.
+func WithFetchConcurrency(n int) Option {
+	return func(c *config) {
+		if n < 1 {
+			n = defaultFetchConcurrency
+		}
+		c.fetchConcurrency = n
+	}
+}
+
 // WithShadowMode reports the requests robots.txt would block, through
 // OnBlocked, Stats and the logger, without aborting them. Use it to audit
 // a crawl before enforcing robots.txt.
@@ -206,9 +278,11 @@ func WithUnauthorizedDisallowAll() Option {
 	return func(c *config) { c.authDisallow = true }
 }
 
-// WithLogger logs robots.txt fetch outcomes (Info, Warn when unreachable),
-// blocked requests (Debug; Info in shadow mode) and configuration problems
-// (Warn). By default nothing is logged.
+// WithLogger logs robots.txt fetch outcomes (Info, with the token and the
+// groups chosen; Warn when unreachable), blocked requests (Debug; Info in
+// shadow mode; Warn when a local error dropped them) and configuration
+// problems (Warn). It takes over completely. Without it, records at Warn
+// and above go to slog.Default() and the rest is dropped.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
@@ -267,13 +341,25 @@ func withClock(now func() time.Time) Option {
 	}
 }
 
-// tokenOf derives a product token from a User-Agent header value: its
-// leading run of [A-Za-z_-].
-func tokenOf(userAgent string) string {
-	ua := strings.TrimSpace(userAgent)
-	i := 0
-	for i < len(ua) && isTokenChar(ua[i]) {
-		i++
+// badPattern is a WithOverride pattern that was ignored, and why.
+type badPattern struct{ pattern, why string }
+
+// overridden reports whether WithOverride covers o.
+func (cfg *config) overridden(o origin) bool {
+	if len(cfg.overrides) == 0 {
+		return false
 	}
-	return ua[:i]
+	host, port := splitHostPort(o.host)
+	if port == "" {
+		port = "80"
+		if o.https {
+			port = "443"
+		}
+	}
+	for _, p := range cfg.overrides {
+		if p.match(host, port) {
+			return true
+		}
+	}
+	return false
 }

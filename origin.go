@@ -97,31 +97,52 @@ type hostPattern struct {
 	suffix bool
 }
 
-// parseHostPattern reads a WithOverride pattern.
-func parseHostPattern(s string) (hostPattern, bool) {
+// parseHostPattern reads a WithOverride pattern. why says, for a pattern
+// that can never match a URL's host, what is wrong with it ("" when the
+// pattern is usable).
+func parseHostPattern(s string) (p hostPattern, why string) {
 	s = strings.ToLower(strings.TrimSpace(s))
-	var p hostPattern
 	if rest, ok := strings.CutPrefix(s, "*."); ok {
 		p.suffix = true
 		s = rest
 	}
-	if s == "" || strings.ContainsAny(s, "*/?#@ \t") {
-		return hostPattern{}, false
+	switch {
+	case s == "":
+		return hostPattern{}, "empty host"
+	case strings.Contains(s, "://"):
+		return hostPattern{}, "a scheme: give the host alone"
+	case strings.ContainsAny(s, "*"):
+		return hostPattern{}, "'*' is only allowed as a leading \"*.\""
+	case strings.ContainsAny(s, "/?#@ \t"):
+		return hostPattern{}, "not a host (a path, query, user or space)"
+	case strings.Contains(s, "%"):
+		return hostPattern{}, "an IPv6 zone ID: zones are not part of a URL's host robots.txt is fetched for"
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return hostPattern{}, "a non-ASCII name: write it in punycode (xn--…), as URLs carry it"
+		}
 	}
 	host, port := splitHostPort(s)
-	if host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") || (p.suffix && strings.HasPrefix(host, "[")) {
-		return hostPattern{}, false
+	if host == "" || strings.HasPrefix(host, ".") || strings.HasSuffix(host, ".") {
+		return hostPattern{}, "empty label"
+	}
+	if p.suffix && strings.HasPrefix(host, "[") {
+		return hostPattern{}, "\"*.\" before an IP address"
+	}
+	if p.suffix && !strings.Contains(host, ".") {
+		return hostPattern{}, "\"*.\" before a top-level domain would cover sites of others"
 	}
 	for i := 0; i < len(port); i++ {
 		if port[i] < '0' || port[i] > '9' {
-			return hostPattern{}, false
+			return hostPattern{}, "port is not a number"
 		}
 	}
 	p.host, p.port = host, port
 	if p.suffix {
 		p.host = "." + host
 	}
-	return p, true
+	return p, ""
 }
 
 // match reports whether p covers a host (lower case) and port; port is

@@ -20,6 +20,9 @@ type Stats struct {
 	// origins the cache dropped to stay within WithCacheSize.
 	Origins   int
 	Evictions uint64
+	// CacheBytes estimates the memory the cached policies retain now,
+	// bounded by WithCacheMemory.
+	CacheBytes int64
 	// StaleServed counts decisions made from a last good copy while its
 	// origin was unreachable.
 	StaleServed uint64
@@ -43,6 +46,15 @@ type Stats struct {
 	// CrawlDelaysClamped counts Crawl-delay values above the maximum that
 	// were clamped.
 	CrawlDelaysClamped uint64
+	// LocalErrors counts robots.txt fetches that failed because of this
+	// machine (ErrLocal), after their retries; the requests dropped
+	// because of them are counted in Blocked under ReasonLocalError.
+	LocalErrors uint64
+	// RedirectsDeferred counts redirect hops to paced hosts re-issued as
+	// requests of their own (ErrRedirectDeferred).
+	RedirectsDeferred uint64
+	// BackendErrors counts failed Backend calls; each was answered locally.
+	BackendErrors uint64
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.
@@ -59,6 +71,9 @@ type counters struct {
 	shadowed, overrides atomic.Uint64
 	redirectsBlocked    atomic.Uint64
 	cancelled           atomic.Uint64
+	localErrors         atomic.Uint64
+	redirectsDeferred   atomic.Uint64
+	backendErrors       atomic.Uint64
 }
 
 // decided counts one enforced decision.
@@ -86,17 +101,20 @@ func (c *counters) fetched(r *Robots) {
 
 func (c *counters) snapshot() Stats {
 	s := Stats{
-		Fetches:          map[Outcome]uint64{},
-		Allowed:          map[Reason]uint64{},
-		Blocked:          map[Reason]uint64{},
-		NotModified:      c.notModified.Load(),
-		CacheHits:        c.hits.Load(),
-		CacheMisses:      c.misses.Load(),
-		StaleServed:      c.staleServed.Load(),
-		Shadowed:         c.shadowed.Load(),
-		Overrides:        c.overrides.Load(),
-		RedirectsBlocked: c.redirectsBlocked.Load(),
-		Cancelled:        c.cancelled.Load(),
+		Fetches:           map[Outcome]uint64{},
+		Allowed:           map[Reason]uint64{},
+		Blocked:           map[Reason]uint64{},
+		NotModified:       c.notModified.Load(),
+		CacheHits:         c.hits.Load(),
+		CacheMisses:       c.misses.Load(),
+		StaleServed:       c.staleServed.Load(),
+		Shadowed:          c.shadowed.Load(),
+		Overrides:         c.overrides.Load(),
+		RedirectsBlocked:  c.redirectsBlocked.Load(),
+		Cancelled:         c.cancelled.Load(),
+		LocalErrors:       c.localErrors.Load(),
+		RedirectsDeferred: c.redirectsDeferred.Load(),
+		BackendErrors:     c.backendErrors.Load(),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {

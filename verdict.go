@@ -21,8 +21,9 @@ const (
 	// ReasonRobotsTxt: the URL is /robots.txt itself, which RFC 9309 §2.2.2
 	// always allows.
 	ReasonRobotsTxt
-	// ReasonUnavailable: robots.txt answered 4xx (or redirected too often),
-	// which RFC 9309 §2.3.1.3 treats as "no rules": everything is allowed.
+	// ReasonUnavailable: robots.txt answered 4xx, redirected more than
+	// MaxRedirects times or to a non-http URL, which RFC 9309 §2.3.1.3
+	// treats as "no rules": everything is allowed.
 	ReasonUnavailable
 	// ReasonUnreachable: robots.txt could not be fetched (5xx, 429, network
 	// error, timeout). With FailClosed the URL is disallowed (RFC 9309
@@ -37,6 +38,12 @@ const (
 	// ReasonNotApplicable: robots.txt does not govern this URL (not http or
 	// https), so it is allowed.
 	ReasonNotApplicable
+	// ReasonLocalError: robots.txt could not be fetched because of a
+	// problem on this machine, not at the site (no file descriptors or
+	// buffers left, the fetch slot wait or the context ended). Nothing is
+	// cached against the origin; the request is dropped undecided and
+	// Verdict.Err says why. The next request to the origin fetches again.
+	ReasonLocalError
 )
 
 var reasonText = [...]string{
@@ -45,11 +52,12 @@ var reasonText = [...]string{
 	ReasonDisallowRule:  "disallowed by rule",
 	ReasonEmptyRule:     "empty rule matched (allows everything)",
 	ReasonRobotsTxt:     "/robots.txt is always allowed",
-	ReasonUnavailable:   "robots.txt unavailable (4xx): allow all",
+	ReasonUnavailable:   "robots.txt unavailable (4xx or redirect limit): allow all",
 	ReasonUnreachable:   "robots.txt unreachable",
 	ReasonUnauthorized:  "robots.txt answered 401/403: disallow all",
 	ReasonOverride:      "host overridden: rules not applied",
 	ReasonNotApplicable: "not an http(s) URL: robots.txt does not apply",
+	ReasonLocalError:    "robots.txt not fetched (local error): request dropped",
 }
 
 // String returns a short human-readable description of r.
@@ -74,4 +82,9 @@ type Verdict struct {
 	// Rule is the deciding rule's pattern as written in robots.txt (before
 	// percent-encoding), or "" when no rule decided.
 	Rule string
+	// Err says why robots.txt could not be had, for ReasonUnreachable (the
+	// network error, or a *StatusError for 5xx and 429) and
+	// ReasonLocalError; nil otherwise. Print it from OnBlocked to see why a
+	// site is blocked.
+	Err error
 }

@@ -1,0 +1,116 @@
+package robotsext
+
+// This file is what runs for every request of an attached collector: the
+// OnRequest hook (decide, abort, pace), the OnRequestHeaders gate (the
+// pace at the wire) and the reporting of blocked requests.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// onRequest is the OnRequest hook. Once the origin is cached it takes one
+// mutex (the LRU), allocates nothing, and paces without a lock unless
+// some host has a Crawl-delay.
+func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
+	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	o, err := originOf(r.URL)
+	if err != nil {
+		e.stats.decided(Verdict{Allowed: true, Reason: ReasonNotApplicable})
+		return
+	}
+	ctx := contextOf(c)
+	en, err := e.entryFor(ctx, o)
+	if err != nil {
+		if !errors.Is(err, ErrLocal) { // the collector's context ended; Colly fails the request
+			e.stats.cancelled.Add(1)
+			return
+		}
+		// This machine could not fetch robots.txt: the request cannot be
+		// checked, so it does not go out.
+		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err}
+		e.stats.decided(v)
+		r.Abort()
+		e.blocked(ctx, r, v)
+		return
+	}
+	v := e.decidePath(en, r.URL)
+	e.stats.decided(v)
+	if !v.Allowed {
+		if !e.cfg.shadow {
+			r.Abort()
+		}
+		e.blocked(ctx, r, v)
+		if !e.cfg.shadow {
+			return
+		}
+	}
+	_ = e.pacer.wait(ctx, o.host) // on error the context ended and Colly fails the request
+}
+
+// onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
+// own LimitRules, just before the request is sent. The pacer's gate holds
+// the host's delay between actual starts here.
+func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
+	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	if e.pacer.npaced.Load() == 0 {
+		return
+	}
+	o, err := originOf(r.URL)
+	if err != nil {
+		return
+	}
+	_ = e.pacer.gate(contextOf(c), o.host)
+}
+
+// decidePath decides the request URL u from en.
+func (e *Extension) decidePath(en *entry, u *url.URL) Verdict {
+	return e.decide(en, pathOf(u))
+}
+
+// blocked reports a disallowed request.
+func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
+	level := slog.LevelDebug
+	switch {
+	case e.cfg.shadow && v.Reason != ReasonLocalError:
+		e.stats.shadowed.Add(1)
+		level = slog.LevelInfo
+	case v.Reason == ReasonLocalError:
+		level = slog.LevelWarn
+	}
+	if l := e.cfg.logger; l.Enabled(ctx, level) {
+		attrs := []any{"url", r.URL.String(), "method", r.Method,
+			"reason", v.Reason.String(), "line", v.Line, "rule", v.Rule, "shadow", e.cfg.shadow}
+		if v.Err != nil {
+			attrs = append(attrs, "error", v.Err.Error())
+		}
+		l.Log(ctx, level, "robotsext: blocked", attrs...)
+	}
+	if fns := e.onBlocked.Load(); fns != nil {
+		for _, fn := range *fns {
+			fn(r, v)
+		}
+	}
+}
+
+// decide applies the entry in force to one request path.
+func (e *Extension) decide(en *entry, path string) Verdict {
+	if en.override {
+		if path == "/robots.txt" {
+			return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+		}
+		return Verdict{Allowed: true, Reason: ReasonOverride}
+	}
+	if en.stale {
+		e.stats.staleServed.Add(1)
+	}
+	return decide(en.outcome, en.policy, e.token(), path, e.cfg.failMode, en.robots.Err)
+}

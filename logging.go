@@ -1,0 +1,82 @@
+package robotsext
+
+// This file is what the Extension tells the logger: the default that sends
+// warnings to slog.Default(), and the record of each robots.txt fetch.
+
+import (
+	"context"
+	"log/slog"
+)
+
+// warnDefault is the logger's handler when WithLogger is not given: records
+// at Warn and above go to slog.Default()'s handler, looked up for every
+// record so that a later slog.SetDefault applies; Info and Debug are
+// dropped. Failures are never silent, and a quiet crawl stays quiet.
+type warnDefault struct{}
+
+func (warnDefault) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && slog.Default().Enabled(ctx, l)
+}
+
+func (warnDefault) Handle(ctx context.Context, r slog.Record) error {
+	return slog.Default().Handler().Handle(ctx, r)
+}
+
+func (warnDefault) WithAttrs(as []slog.Attr) slog.Handler {
+	return warnOnly{slog.Default().Handler().WithAttrs(as)}
+}
+
+func (warnDefault) WithGroup(name string) slog.Handler {
+	return warnOnly{slog.Default().Handler().WithGroup(name)}
+}
+
+// warnOnly passes records at Warn and above to h.
+type warnOnly struct{ h slog.Handler }
+
+func (w warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && w.h.Enabled(ctx, l)
+}
+func (w warnOnly) Handle(ctx context.Context, r slog.Record) error { return w.h.Handle(ctx, r) }
+func (w warnOnly) WithAttrs(as []slog.Attr) slog.Handler           { return warnOnly{w.h.WithAttrs(as)} }
+func (w warnOnly) WithGroup(name string) slog.Handler              { return warnOnly{w.h.WithGroup(name)} }
+
+// logFetch logs a fetch outcome (Info; Warn when unreachable) with the
+// token and the groups it chose, and once a token that does not occur in
+// the User-Agent sent.
+func (e *Extension) logFetch(ctx context.Context, en *entry, token, ua string) {
+	l, r := e.cfg.logger, en.robots
+	level := slog.LevelInfo
+	if r.Outcome == OutcomeUnreachable {
+		level = slog.LevelWarn
+	}
+	if l.Enabled(ctx, level) {
+		attrs := []any{"url", r.URL, "outcome", r.Outcome.String(), "status", r.Status, "expires", en.expires, "token", token}
+		if en.policy != nil {
+			lines, specific := en.policy.Groups(token)
+			attrs = append(attrs, "group_lines", lines, "group_specific", specific)
+		}
+		if r.Err != nil {
+			attrs = append(attrs, "error", r.Err.Error())
+		}
+		if r.Outcome == OutcomeUnreachable {
+			attrs = append(attrs, "fail_mode", e.cfg.failMode.String())
+		}
+		if r.Truncated {
+			attrs = append(attrs, "truncated", true)
+		}
+		if r.NotModified {
+			attrs = append(attrs, "not_modified", true)
+		}
+		if en.stale {
+			attrs = append(attrs, "stale_copy_from", en.goodAt)
+		}
+		if en.override {
+			attrs = append(attrs, "override", true)
+		}
+		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
+	}
+	if token != "" && token != noToken && !containsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
+		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
+			"token", token, "user_agent", ua)
+	}
+}

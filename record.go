@@ -1,0 +1,126 @@
+package robotsext
+
+// This file converts between what a Backend stores (Record, Answer: plain
+// values with the raw body) and what the Extension decides from (entry,
+// Robots: parsed policies). It applies the same stale-copy and backoff
+// rules as newEntry in cache.go.
+
+import (
+	"errors"
+	"time"
+)
+
+// answerOf is r as a Record keeps it; body is the raw robots.txt of an OK
+// answer (for a 304, the body of the copy it confirmed).
+func answerOf(r *Robots, body []byte) Answer {
+	a := Answer{
+		URL: r.URL, FinalURL: r.FinalURL, Redirects: r.Redirects, Status: r.Status,
+		Outcome: r.Outcome, Truncated: r.Truncated, NotModified: r.NotModified,
+		FetchedAt: r.FetchedAt, Expires: r.Expires, RetryAfter: r.RetryAfter,
+		ETag: r.ETag, LastModified: r.LastModified,
+	}
+	if r.Err != nil {
+		a.Err = r.Err.Error()
+	}
+	if r.Outcome == OutcomeOK {
+		a.Body = body
+	}
+	return a
+}
+
+// robotsOf rebuilds a Robots from a stored answer, parsing its body.
+func robotsOf(a *Answer) *Robots {
+	r := &Robots{
+		URL: a.URL, FinalURL: a.FinalURL, Redirects: a.Redirects, Status: a.Status,
+		Outcome: a.Outcome, Truncated: a.Truncated, NotModified: a.NotModified,
+		FetchedAt: a.FetchedAt, Expires: a.Expires, RetryAfter: a.RetryAfter,
+		ETag: a.ETag, LastModified: a.LastModified, Size: len(a.Body),
+	}
+	if a.Err != "" {
+		r.Err = &storedError{msg: a.Err, unreachable: a.Outcome == OutcomeUnreachable}
+	}
+	if a.Outcome == OutcomeOK {
+		r.Policy = ParsePolicy(a.Body)
+	}
+	return r
+}
+
+// storedError is a fetch error read back from a Backend: its text, and
+// errors.Is(err, ErrUnreachable) for unreachable answers.
+type storedError struct {
+	msg         string
+	unreachable bool
+}
+
+func (e *storedError) Error() string { return e.msg }
+
+func (e *storedError) Is(target error) bool { return e.unreachable && target == ErrUnreachable }
+
+// goodAnswer returns the record's good answer (Latest when good, else
+// Good), or nil.
+func (rec *Record) goodAnswer() *Answer {
+	if rec == nil {
+		return nil
+	}
+	if rec.Latest.Outcome == OutcomeOK {
+		return &rec.Latest
+	}
+	return rec.Good
+}
+
+// nextRecord combines a fetch with the record it replaces (nil if none),
+// as newEntry combines entries: a good copy confirmed within MaxStale keeps
+// deciding while the origin is unreachable.
+func nextRecord(prev *Record, r *Robots, body []byte) *Record {
+	if r.NotModified {
+		if g := prev.goodAnswer(); g != nil {
+			body = g.Body
+		}
+	}
+	rec := &Record{Latest: answerOf(r, body), Expires: r.Expires}
+	switch r.Outcome {
+	case OutcomeOK:
+		rec.GoodAt = r.FetchedAt
+	case OutcomeUnreachable:
+		rec.Failures = 1
+		if prev != nil {
+			rec.Failures = prev.Failures + 1
+			if g := prev.goodAnswer(); g != nil && r.FetchedAt.Sub(prev.GoodAt) <= MaxStale {
+				rec.Good, rec.GoodAt = g, prev.GoodAt
+				if end := prev.GoodAt.Add(MaxStale); end.Before(rec.Expires) {
+					rec.Expires = end
+				}
+			}
+		}
+	}
+	return rec
+}
+
+// entryOf builds the entry a record puts in force. latest, when not nil,
+// is the Robots the record's Latest was made from (with its policy already
+// parsed and its error intact); otherwise it is rebuilt from the record.
+func entryOf(o origin, rec *Record, latest *Robots) *entry {
+	if latest == nil {
+		latest = robotsOf(&rec.Latest)
+	}
+	en := &entry{origin: o, robots: latest, outcome: latest.Outcome, expires: rec.Expires, failures: rec.Failures}
+	switch {
+	case latest.Outcome == OutcomeOK:
+		en.policy, en.good, en.goodAt = latest.Policy, latest, rec.GoodAt
+	case latest.Outcome == OutcomeUnreachable && rec.Good != nil:
+		good := robotsOf(rec.Good)
+		en.outcome, en.policy, en.stale = OutcomeOK, good.Policy, true
+		en.good, en.goodAt = good, rec.GoodAt
+	}
+	en.size = entrySize(en)
+	return en
+}
+
+// fresh reports whether rec may be used as it is at now.
+func (rec *Record) fresh(now time.Time) bool {
+	return rec != nil && now.Before(rec.Expires)
+}
+
+// errBackend marks a Backend failure, after which the Extension fetches and
+// paces locally.
+var errBackend = errors.New("robotsext: backend failed")

@@ -1,0 +1,272 @@
+package robotsext
+
+// This file keeps each origin's robots.txt in force: the near-cache
+// lookup, one fetch per origin (singleflight), retries of local failures,
+// and, with a Backend, the fleet-wide flow: load the shared record, or take
+// the lease and fetch, or wait for the worker that holds it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const (
+	// localRetries is how many times a fetch that failed because of this
+	// machine (ErrLocal) is tried again, localRetryWait apart and doubling,
+	// before the request is dropped.
+	localRetries   = 3
+	localRetryWait = 100 * time.Millisecond
+
+	// leaseMargin is added to the fetch timeout for the lease's life, so
+	// that a holder's lease outlives its fetch.
+	leaseMargin = 5 * time.Second
+
+	// pollFirst and pollMax bound how often a worker waiting for another's
+	// fetch reads the shared record.
+	pollFirst = 10 * time.Millisecond
+	pollMax   = 250 * time.Millisecond
+
+	// backendCooldown is how long the Extension answers locally after a
+	// Backend call failed, before it tries the backend again.
+	backendCooldown = 5 * time.Second
+)
+
+// entryFor returns o's entry in force, fetching robots.txt when it is
+// missing or expired. Callers for one origin share one fetch. The error is
+// the context's when ctx ends first, or wraps ErrLocal when this machine
+// could not fetch robots.txt after localRetries tries.
+func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
+	if en := e.cache.get(o); en != nil && e.cfg.now().Before(en.expires) {
+		e.stats.hits.Add(1)
+		return en, nil
+	}
+	e.stats.misses.Add(1)
+	key := o.String()
+	wait := localRetryWait
+	for try := 0; ; {
+		ch := e.flights.DoChan(key, func() (any, error) { return e.refresh(ctx, o) })
+		var res resultOf
+		select {
+		case r := <-ch:
+			res = resultOf{r.Val, r.Err}
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if res.err == nil {
+			return res.val.(*entry), nil
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case isContextErr(res.err):
+			// The fetch ran under another caller's context, which
+			// ended. Ours has not: fetch again.
+			continue
+		case errors.Is(res.err, ErrLocal) && try < localRetries:
+			try++
+			if err := sleepCtx(ctx, wait); err != nil {
+				return nil, err
+			}
+			wait *= 2
+			continue
+		}
+		if errors.Is(res.err, ErrLocal) {
+			e.stats.localErrors.Add(1)
+			e.cfg.logger.Warn("robotsext: robots.txt not fetched because of a local error; requests to the origin are dropped until a fetch succeeds",
+				"origin", key, "error", res.err.Error())
+		}
+		return nil, res.err
+	}
+}
+
+type resultOf struct {
+	val any
+	err error
+}
+
+// refresh brings o's entry up to date. It runs once per origin at a time
+// (singleflight) and holds no lock while fetching.
+func (e *Extension) refresh(ctx context.Context, o origin) (*entry, error) {
+	prev := e.cache.peek(o)
+	if prev != nil && e.cfg.now().Before(prev.expires) {
+		return prev, nil // a fetch that finished while we queued
+	}
+	if b := e.cfg.backend; b != nil && e.backendUp() {
+		en, err := e.refreshShared(ctx, b, o)
+		if err == nil || !errors.Is(err, errBackend) {
+			return en, err
+		}
+		// The backend failed: obey robots.txt from a local fetch.
+	}
+	return e.refreshLocal(ctx, o, prev)
+}
+
+// refreshLocal fetches o's robots.txt and stores the new entry.
+func (e *Extension) refreshLocal(ctx context.Context, o origin, prev *entry) (*entry, error) {
+	var good *Robots
+	failures := 1
+	if prev != nil {
+		good, failures = prev.good, prev.failures+1
+	}
+	hdr := e.requestHeader()
+	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
+	if err != nil {
+		return nil, err
+	}
+	r.Body = nil // the local cache keeps the parsed policy only
+	en := newEntry(o, prev, r)
+	e.install(ctx, en, hdr, true)
+	return en, nil
+}
+
+// refreshShared keeps o's entry through backend b: it adopts a fresh
+// shared record, or fetches under the lease and shares the result, or
+// waits for the worker holding the lease. Backend failures are returned
+// wrapping errBackend.
+func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*entry, error) {
+	key := o.String()
+	for {
+		rec, err := b.Load(ctx, key)
+		if err != nil {
+			return nil, e.backendErr(ctx, "load", err)
+		}
+		if rec.fresh(e.cfg.now()) {
+			en := entryOf(o, rec, nil)
+			e.install(ctx, en, nil, false)
+			return en, nil
+		}
+		lease, ok, wait, err := b.Lease(ctx, key, e.cfg.timeout+leaseMargin)
+		if err != nil {
+			return nil, e.backendErr(ctx, "lease", err)
+		}
+		if ok {
+			return e.fetchShared(ctx, b, o, rec, lease)
+		}
+		if err := e.awaitRecord(ctx, b, key, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// awaitRecord polls key's record while another worker holds the lease,
+// until a fresh record appears or the lease's remaining life (wait) has
+// passed, whichever is first.
+func (e *Extension) awaitRecord(ctx context.Context, b Backend, key string, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for poll := pollFirst; ; poll = min(poll*2, pollMax) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		if err := sleepCtx(ctx, min(poll, left)); err != nil {
+			return err
+		}
+		rec, err := b.Load(ctx, key)
+		if err != nil {
+			return e.backendErr(ctx, "load", err)
+		}
+		if rec.fresh(e.cfg.now()) {
+			return nil
+		}
+	}
+}
+
+// fetchShared fetches o's robots.txt under lease and stores the record.
+// The entry is installed locally even when the store is refused (the
+// lease was lost): this worker obeys what it fetched.
+func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *Record, lease Lease) (*entry, error) {
+	var good *Robots
+	if g := prev.goodAnswer(); g != nil {
+		good = robotsOf(g)
+	}
+	failures := 1
+	if prev != nil {
+		failures = prev.Failures + 1
+	}
+	hdr := e.requestHeader()
+	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
+	if err != nil {
+		return nil, err // the lease expires by itself
+	}
+	rec := nextRecord(prev, r, r.Body)
+	r.Body = nil
+	if err := b.Store(ctx, o.String(), lease, rec); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			e.cfg.logger.Debug("robotsext: robots.txt lease lost; keeping this fetch locally", "origin", o.String())
+		} else {
+			_ = e.backendErr(ctx, "store", err)
+		}
+	}
+	en := entryOf(o, rec, r)
+	e.install(ctx, en, hdr, true)
+	return en, nil
+}
+
+// install puts en in the cache and tells the pacer. fetched reports that
+// this Extension made the request (rather than adopting a shared record),
+// so the robots.txt request counts as the host's latest start, also
+// fleet-wide.
+func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]string, fetched bool) {
+	en.override = e.cfg.overridden(en.origin)
+	if !e.cache.put(en) {
+		e.cfg.logger.Warn("robotsext: robots.txt policy larger than WithCacheMemory; obeyed for this fetch but not cached",
+			"url", en.robots.URL, "bytes", en.size, "cache_memory", e.cfg.cacheMemory)
+	}
+	token := e.token()
+	delay, ok := en.policy.CrawlDelay(token)
+	e.pacer.loaded(en.origin.host, delay, ok, en.robots.FetchedAt)
+	if !fetched {
+		return
+	}
+	e.stats.fetched(en.robots)
+	if b := e.cfg.backend; b != nil && ok && e.backendUp() {
+		if _, err := b.Reserve(ctx, hostKey(en.origin.host), 0); err != nil {
+			_ = e.backendErr(ctx, "reserve", err)
+		}
+	}
+	e.logFetch(ctx, en, token, userAgentOf(hdr))
+}
+
+// backendErr counts and logs a failed Backend call and starts the
+// cool-down during which the Extension works locally. It returns the error
+// wrapping errBackend, or the context's error when ctx ended.
+func (e *Extension) backendErr(ctx context.Context, op string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	e.backendFailed(err)
+	return fmt.Errorf("%w: %s: %w", errBackend, op, err)
+}
+
+// backendFailed records a failed Backend call.
+func (e *Extension) backendFailed(err error) {
+	e.stats.backendErrors.Add(1)
+	now := e.cfg.now().UnixNano()
+	was := e.backendDownAt.Swap(now)
+	if was == 0 || time.Duration(now-was) > backendCooldown {
+		e.cfg.logger.Warn("robotsext: backend failed; fetching and pacing locally for a while", "error", err.Error(), "retry_in", backendCooldown)
+	}
+}
+
+// backendUp reports whether the backend may be tried: no failure within
+// backendCooldown.
+func (e *Extension) backendUp() bool {
+	at := e.backendDownAt.Load()
+	return at == 0 || time.Duration(e.cfg.now().UnixNano()-at) > backendCooldown
+}
+
+// evicted keeps the pacer no larger than the cache: a host's pace is
+// dropped with the last cached origin on that host.
+func (e *Extension) evicted(en *entry) {
+	twin := en.origin
+	twin.https = !twin.https
+	if !e.cache.has(twin) {
+		e.pacer.forget(en.origin.host)
+	}
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
