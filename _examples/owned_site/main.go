@@ -11,64 +11,107 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext"
 )
 
-const robots = "User-agent: *\nDisallow: /admin/\nDisallow: /staging/\nCrawl-delay: 0.1\n"
+// robots is the robots.txt both sites serve.
+const robots = "User-agent: *\nDisallow: /admin/\nDisallow: /staging/\nCrawl-delay: 0.2\n"
 
+// pages are visited on both sites.
 var pages = []string{"/", "/products", "/admin/orders", "/staging/new-home"}
 
+// site is a demo web site that records when each page request arrived.
+type site struct {
+	name string
+	srv  *httptest.Server
+
+	mu      sync.Mutex
+	arrived []time.Time
+}
+
+func newSite(name string) *site {
+	s := &site{name: name}
+	s.srv = httptest.NewServer(s)
+	return s
+}
+
+func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/robots.txt" {
+		fmt.Fprint(w, robots)
+		return
+	}
+	s.mu.Lock()
+	s.arrived = append(s.arrived, time.Now())
+	s.mu.Unlock()
+	fmt.Fprintf(w, "<html><body>%s: %s</body></html>", s.name, r.URL.Path)
+}
+
+// gaps returns the time between consecutive page requests.
+func (s *site) gaps() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for i := 1; i < len(s.arrived); i++ {
+		out = append(out, s.arrived[i].Sub(s.arrived[i-1]).Round(10*time.Millisecond).String())
+	}
+	return out
+}
+
 func main() {
-	ours := site("our shop")
-	defer ours.Close()
-	theirs := site("third party")
-	defer theirs.Close()
-	ourHost := hostOf(ours.URL)
+	ours := newSite("our shop")
+	defer ours.srv.Close()
+	theirs := newSite("third party")
+	defer theirs.srv.Close()
+	ourHost := hostOf(ours.srv.URL)
 
 	c := colly.NewCollector(colly.UserAgent("ShopAuditBot/1.0"))
 	// Exact host (with its port here, as both demo sites share 127.0.0.1);
 	// "*.example.com" patterns are accepted too.
 	ext := robotsext.Apply(c, robotsext.WithOverride(ourHost))
 
+	fmt.Printf("Owned (WithOverride): %s  <- %s\n", ourHost, ours.name)
+	fmt.Printf("Not owned:            %s  <- %s\n", hostOf(theirs.srv.URL), theirs.name)
+	fmt.Printf("Both serve the same robots.txt:\n  %s\n\n", strings.ReplaceAll(strings.TrimSpace(robots), "\n", "\n  "))
+
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
-		fmt.Printf("BLOCKED  %-40s %s, line %d\n", r.URL, v.Reason, v.Line)
+		fmt.Printf("BLOCKED  %-48s %s, line %d\n", r.URL, v.Reason, v.Line)
 	})
 	c.OnResponse(func(r *colly.Response) {
 		fmt.Printf("FETCHED  %s\n", r.Request.URL)
 	})
 
-	for _, base := range []string{ours.URL, theirs.URL} {
+	for _, s := range []*site{ours, theirs} {
 		for _, p := range pages {
-			if err := c.Visit(base + p); err != nil {
-				log.Printf("visit %s: %v", base+p, err)
+			if err := c.Visit(s.srv.URL + p); err != nil {
+				log.Printf("visit %s: %v", s.srv.URL+p, err)
 			}
 		}
 	}
 	c.Wait()
 
-	for _, base := range []string{ours.URL, theirs.URL} {
-		v, err := ext.Check(base + "/admin/orders")
+	fmt.Println()
+	for _, s := range []*site{ours, theirs} {
+		v, err := ext.Check(s.srv.URL + "/admin/orders")
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("\n%s/admin/orders -> allowed=%v (%s)", base, v.Allowed, v.Reason)
+		fmt.Printf("%-12s /admin/orders -> allowed=%v (%s)\n", s.name, v.Allowed, v.Reason)
+	}
+
+	fmt.Println("\nCrawl-delay 0.2s is applied to both sites, the owned one included:")
+	for _, s := range []*site{ours, theirs} {
+		fmt.Printf("  %-12s gaps between page requests: %s\n", s.name, strings.Join(s.gaps(), ", "))
 	}
 	st := ext.Stats()
-	fmt.Printf("\n\noverride decisions: %d, blocked: %d\n", st.Overrides, st.Blocked[robotsext.ReasonDisallowRule])
+	fmt.Printf("\noverride decisions: %d, blocked: %d\n", st.Overrides, st.Blocked[robotsext.ReasonDisallowRule])
 }
 
-func site(name string) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, robots)
-			return
-		}
-		fmt.Fprintf(w, "<html><body>%s: %s</body></html>", name, r.URL.Path)
-	}))
-}
-
+// hostOf returns the host:port of a URL.
 func hostOf(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
