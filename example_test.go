@@ -13,8 +13,8 @@ import (
 
 // The README's first snippet. It is compiled, not run: it crawls a real site.
 func ExampleApply_quickstart() {
-	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://example.com/bot)"))
-	ext := robotsext.Apply(c) // robots.txt is now fetched, cached and obeyed
+	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"))
+	ext := robotsext.Apply(c) // robots.txt is now fetched, cached and obeyed, as "FooBot"
 
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 		log.Printf("skipped %s: %s (line %d: %q)", r.URL, v.Reason, v.Line, v.Rule)

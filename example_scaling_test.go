@@ -1,0 +1,165 @@
+package robotsext_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext"
+)
+
+// Attach a Clone: list pages on c, detail pages on the clone, one
+// robots.txt fetch and one pace per host for both, one Stats.
+func ExampleExtension_Attach() {
+	var robotsFetches atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			robotsFetches.Add(1)
+			fmt.Fprint(w, "User-agent: *\nDisallow: /drafts/\n")
+		case "/list":
+			fmt.Fprint(w, `<a href="/item/1">1</a> <a href="/drafts/2">2</a>`)
+		default:
+			fmt.Fprint(w, "<p>item</p>")
+		}
+	}))
+	defer site.Close()
+
+	c := colly.NewCollector()
+	detail := c.Clone()
+	ext := robotsext.Apply(c)
+	ext.Attach(detail)
+	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
+		fmt.Println("blocked", r.URL.Path, "line", v.Line)
+	})
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) { detail.Visit(e.Request.AbsoluteURL(e.Attr("href"))) })
+	detail.OnResponse(func(r *colly.Response) { fmt.Println("detail", r.Request.URL.Path) })
+
+	c.Visit(site.URL + "/list")
+	s := ext.Stats()
+	fmt.Println("robots.txt fetches:", robotsFetches.Load(), "allowed:", s.Allowed[robotsext.ReasonNoMatch])
+	// Output:
+	// detail /item/1
+	// blocked /drafts/2 line 2
+	// robots.txt fetches: 1 allowed: 2
+}
+
+// Two Extensions sharing a MemoryBackend fetch robots.txt once between
+// them. Worker processes share a Redis backend (the redisbackend module)
+// the same way.
+func ExampleWithBackend() {
+	var robotsFetches atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsFetches.Add(1)
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		}
+	}))
+	defer site.Close()
+
+	shared := robotsext.NewMemoryBackend()
+	a := robotsext.Apply(colly.NewCollector(), robotsext.WithBackend(shared))
+	b := robotsext.Apply(colly.NewCollector(), robotsext.WithBackend(shared))
+	va, _ := a.Check(site.URL + "/private/x")
+	vb, _ := b.Check(site.URL + "/public")
+	fmt.Println(va.Allowed, vb.Allowed, "fetches:", robotsFetches.Load())
+	// Output: false true fetches: 1
+}
+
+// NewMemoryBackend's Reserve books request starts per host; each booking
+// starts at least the delay after the previous one.
+func ExampleNewMemoryBackend() {
+	b := robotsext.NewMemoryBackend()
+	ctx := context.Background()
+	w1, _ := b.Reserve(ctx, "example.com", time.Second)
+	w2, _ := b.Reserve(ctx, "example.com", time.Second)
+	w3, _ := b.Reserve(ctx, "other.example", time.Second)
+	fmt.Println(w1 == 0, w2 > 900*time.Millisecond, w3 == 0)
+	// Output: true true true
+}
+
+// WithCacheMemory and WithCacheSize bound the cache; Stats reports what
+// it holds.
+func ExampleWithCacheMemory() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+	}))
+	defer site.Close()
+
+	ext := robotsext.Apply(nil, robotsext.WithCacheMemory(64<<20), robotsext.WithCacheSize(10_000))
+	ext.Check(site.URL + "/")
+	s := ext.Stats()
+	fmt.Println(s.Origins, s.CacheBytes > 0, s.CacheBytes < 64<<20)
+	// Output: 1 true true
+}
+
+// WithFetchConcurrency bounds the robots.txt fetches in flight, however
+// many hosts the crawl fans out to.
+func ExampleWithFetchConcurrency() {
+	var inFlight, peak, fetches atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			return
+		}
+		fetches.Add(1)
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(10 * time.Millisecond)
+		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+	}))
+	defer site.Close()
+	// Every host name reaches the one test server.
+	dial := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, site.Listener.Addr().String())
+	}
+	transport := &http.Transport{DialContext: dial}
+
+	c := colly.NewCollector(colly.Async(true))
+	c.WithTransport(transport)
+	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 16})
+	robotsext.Apply(c, robotsext.WithFetchConcurrency(2), robotsext.WithHTTPClient(&http.Client{Transport: transport}))
+	for i := range 20 {
+		c.Visit(fmt.Sprintf("http://host%d.test/", i))
+	}
+	c.Wait()
+	fmt.Println("fetches:", fetches.Load(), "at most 2 at once:", peak.Load() <= 2)
+	// Output: fetches: 20 at most 2 at once: true
+}
+
+// A redirect hop to a host whose Crawl-delay does not fit the request's
+// timeout is re-issued as a request of its own; OnError sees the original
+// request once with ErrRedirectDeferred.
+func ExampleErrRedirectDeferred() {
+	c := colly.NewCollector()
+	robotsext.Apply(c)
+	c.OnError(func(r *colly.Response, err error) {
+		if errors.Is(err, robotsext.ErrRedirectDeferred) {
+			return // the hop follows as its own request
+		}
+		fmt.Println("failed:", r.Request.URL, err)
+	})
+}
+
+// Verdict.Err says why a site is blocked when its robots.txt is
+// unreachable.
+func ExampleVerdict_err() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer site.Close()
+
+	ext := robotsext.Apply(nil, robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+	v, _ := ext.Check(site.URL + "/page")
+	var se *robotsext.StatusError
+	fmt.Println(v.Allowed, v.Reason, errors.As(v.Err, &se) && se.StatusCode == 503, errors.Is(v.Err, robotsext.ErrUnreachable))
+	// Output: false robots.txt unreachable true true
+}
