@@ -1,0 +1,252 @@
+package redisbackend
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/robotsext/robotsext"
+)
+
+// ErrUnavailable is returned (wrapped) by every method while the circuit
+// breaker is open: Redis failed several calls in a row and is given a
+// cool-down before it is tried again (WithBreaker). The Extension falls
+// back to local fetching and pacing meanwhile.
+var ErrUnavailable = errors.New("redisbackend: redis unavailable (circuit open)")
+
+// ErrNoClient is returned by the methods of a Backend made without a
+// client (a zero Backend, or New(nil)).
+var ErrNoClient = errors.New("redisbackend: no redis client")
+
+// minRecordTTL is the shortest life a record key gets, so that a record
+// already past its KeepUntil when stored still serves the fleet briefly.
+const minRecordTTL = time.Minute
+
+// paceMargin is added to a pace key's life beyond its latest start plus
+// its delay: a request that waited for that start may come back late.
+const paceMargin = time.Second
+
+// Backend is a robotsext.Backend over Redis (or Redis Cluster, or any
+// server speaking its protocol with Lua scripting), shared by every
+// worker process of a crawl. Make one with New and give it to each
+// Extension with robotsext.WithBackend; it is safe for concurrent use.
+//
+// Each method makes one Redis call (Store one EVALSHA checking the lease,
+// writing the record and releasing the lease), bounded by WithTimeout and
+// guarded by a circuit breaker (WithBreaker). A caller's cancelled
+// context is returned as is and never counts as a Redis failure.
+type Backend struct {
+	client redis.UniversalClient
+	cfg    config
+	keys   keys
+	br     breaker
+	fleet  fleet
+
+	calls    atomic.Uint64
+	errs     atomic.Uint64
+	rejected atomic.Uint64
+}
+
+// New returns a Backend storing its state through client under the
+// prefix (WithPrefix). The client is used, never closed; for short
+// timeouts to work, make it with ContextTimeoutEnabled: true (see
+// WithTimeout). New makes no call: a Redis that is down when the crawl
+// starts only sends the Extension to its fallback until Redis is back.
+func New(client redis.UniversalClient, opts ...Option) *Backend {
+	cfg := newConfig(opts)
+	b := &Backend{client: client, cfg: cfg, keys: keys{prefix: cfg.prefix}}
+	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now}
+	b.fleet.init(cfg.workerID)
+	return b
+}
+
+// Stats are a Backend's counters since New.
+type Stats struct {
+	Calls     uint64 // calls sent to Redis
+	Errors    uint64 // of them, failed (timeouts, network and server errors)
+	Rejected  uint64 // calls the open breaker failed without sending
+	Trips     uint64 // times the breaker opened
+	FleetSize int    // as FleetSize reports it
+}
+
+// Stats returns the Backend's counters, for monitoring.
+func (b *Backend) Stats() Stats {
+	return Stats{
+		Calls:     b.calls.Load(),
+		Errors:    b.errs.Load(),
+		Rejected:  b.rejected.Load(),
+		Trips:     b.br.trips.Load(),
+		FleetSize: b.FleetSize(),
+	}
+}
+
+// Healthy reports whether calls currently go to Redis: false while the
+// circuit breaker is open.
+func (b *Backend) Healthy() bool { return b.client != nil && !b.br.open() }
+
+// do runs one Redis call through the breaker, with the per-call timeout.
+// op names the call in errors.
+func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Context) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if b.client == nil {
+		return ErrNoClient
+	}
+	if !b.br.allow() {
+		b.rejected.Add(1)
+		return fmt.Errorf("%s %s: %w", op, key, ErrUnavailable)
+	}
+	b.calls.Add(1)
+	cctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
+	err := fn(cctx)
+	cancel()
+	switch {
+	case err == nil || errors.Is(err, redis.Nil):
+		b.br.record(success)
+	case ctx.Err() != nil:
+		// The caller gave up, not Redis.
+		b.br.record(neutral)
+		return ctx.Err()
+	default:
+		b.errs.Add(1)
+		b.br.record(failure)
+		b.maybeBeat() // so that a beat is due when Redis returns
+		return fmt.Errorf("redisbackend: %s %s: %w", op, key, err)
+	}
+	b.maybeBeat()
+	return err
+}
+
+// Load implements robotsext.Backend. A record written by a later version
+// of this package loads as none (the caller fetches robots.txt again); a
+// record that does not decode is reported with ErrCorruptRecord.
+func (b *Backend) Load(ctx context.Context, origin string) (*robotsext.Record, error) {
+	key := b.keys.record(origin)
+	var raw []byte
+	err := b.do(ctx, "load", key, func(ctx context.Context) error {
+		var err error
+		raw, err = b.client.Get(ctx, key).Bytes()
+		return err
+	})
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	rec, err := decodeRecord(raw)
+	switch {
+	case errors.Is(err, errUnknownVersion):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("load %s: %w", key, err)
+	}
+	return rec, nil
+}
+
+// Lease implements robotsext.Backend with SET NX PX in a script that, when
+// the lease is held, returns the holder's PTTL as the wait in the same
+// round trip.
+func (b *Backend) Lease(ctx context.Context, origin string, ttl time.Duration) (robotsext.Lease, bool, time.Duration, error) {
+	if ttl <= 0 {
+		return robotsext.Lease{}, false, 0, fmt.Errorf("redisbackend: lease ttl %v must be positive", ttl)
+	}
+	key := b.keys.lease(origin)
+	token := newToken()
+	var waitMS int64
+	err := b.do(ctx, "lease", key, func(ctx context.Context) error {
+		var err error
+		waitMS, err = leaseScript.Run(ctx, b.client, []string{key}, token, ceilDiv(ttl, time.Millisecond)).Int64()
+		return err
+	})
+	if err != nil {
+		return robotsext.Lease{}, false, 0, err
+	}
+	if waitMS > 0 {
+		return robotsext.Lease{}, false, time.Duration(waitMS) * time.Millisecond, nil
+	}
+	return robotsext.Lease{Token: token}, true, 0, nil
+}
+
+// Store implements robotsext.Backend: one script checks the lease token,
+// writes the record with a TTL reaching Record.KeepUntil (at least a
+// minute) and deletes the lease.
+func (b *Backend) Store(ctx context.Context, origin string, l robotsext.Lease, rec *robotsext.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if rec == nil {
+		return fmt.Errorf("redisbackend: Store of a nil record for %s", origin)
+	}
+	if l.Token == "" {
+		return fmt.Errorf("redisbackend: store %s: %w (empty token)", origin, robotsext.ErrLeaseLost)
+	}
+	raw, err := encodeRecord(rec)
+	if err != nil {
+		return fmt.Errorf("redisbackend: encode the record of %s: %w", origin, err)
+	}
+	ttl := max(rec.KeepUntil().Sub(b.cfg.now()), minRecordTTL)
+	lease, recKey := b.keys.lease(origin), b.keys.record(origin)
+	var stored int64
+	err = b.do(ctx, "store", recKey, func(ctx context.Context) error {
+		var err error
+		stored, err = storeScript.Run(ctx, b.client, []string{lease, recKey}, l.Token, raw, ceilDiv(ttl, time.Millisecond)).Int64()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if stored != 1 {
+		return fmt.Errorf("redisbackend: store %s: %w", origin, robotsext.ErrLeaseLost)
+	}
+	return nil
+}
+
+// Reserve implements robotsext.Backend with one script (GCRA with a burst
+// of 1) timed by Redis's clock; see reserveScript. Delays are rounded up
+// to the microsecond, so a gap is never shortened.
+func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration) (time.Duration, error) {
+	key := b.keys.pace(host)
+	delay = max(delay, 0)
+	var waitUS int64
+	err := b.do(ctx, "reserve", key, func(ctx context.Context) error {
+		var err error
+		waitUS, err = reserveScript.Run(ctx, b.client, []string{key}, ceilDiv(delay, time.Microsecond), int64(paceMargin/time.Microsecond)).Int64()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(max(waitUS, 0)) * time.Microsecond, nil
+}
+
+// maxScriptInt bounds the integers given to scripts: Lua numbers are
+// doubles, exact to 2⁵³, and a pace adds a delay to a time in µs.
+const maxScriptInt = 1 << 50
+
+// ceilDiv returns d in units, rounded up, at least 0 and at most
+// maxScriptInt (35 years in µs).
+func ceilDiv(d, unit time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	q := d / unit
+	if d%unit != 0 {
+		q++
+	}
+	return min(int64(q), maxScriptInt)
+}
+
+// newToken returns 16 random bytes in hex: a lease token no other worker
+// can guess or collide with.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}

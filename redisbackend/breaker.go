@@ -1,0 +1,92 @@
+package redisbackend
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// breaker is a circuit breaker over the Redis calls of one Backend.
+// Closed, it lets every call through and counts consecutive failures;
+// failures of them in a row open it. Open, it refuses calls until
+// coolDown has passed, then lets one call through as a probe (half-open):
+// the probe's success closes it, its failure opens it again.
+//
+// The closed state with no failures, the one that matters for the hot
+// path, costs one atomic load per call and one per result.
+type breaker struct {
+	failures int              // threshold; read-only
+	coolDown time.Duration    // read-only
+	now      func() time.Time // read-only
+
+	dirty atomic.Bool // some failure counted or open: the slow path applies
+
+	mu        sync.Mutex
+	count     int       // consecutive failures; guarded by mu
+	openUntil time.Time // zero when closed; guarded by mu
+	probing   bool      // a probe is out; guarded by mu
+	trips     atomic.Uint64
+}
+
+// outcome is what one call tells the breaker.
+type outcome uint8
+
+const (
+	success outcome = iota // Redis answered
+	failure                // Redis did not answer, or answered with an error
+	neutral                // the caller gave up first: says nothing about Redis
+)
+
+// allow reports whether a call may go to Redis now.
+func (b *breaker) allow() bool {
+	if !b.dirty.Load() {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.openUntil.IsZero() {
+		return true
+	}
+	if b.probing || b.now().Before(b.openUntil) {
+		return false
+	}
+	b.probing = true
+	return true
+}
+
+// record takes the outcome of a call allow let through.
+func (b *breaker) record(o outcome) {
+	if o == success && !b.dirty.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch o {
+	case success:
+		b.count, b.openUntil, b.probing = 0, time.Time{}, false
+		b.dirty.Store(false)
+	case failure:
+		b.count++
+		b.dirty.Store(true)
+		// A failed probe opens the breaker again; so does the threshold
+		// while closed. A call let through before it opened and failing
+		// late changes nothing more.
+		if b.probing || (b.openUntil.IsZero() && b.count >= b.failures) {
+			b.openUntil = b.now().Add(b.coolDown)
+			b.trips.Add(1)
+		}
+		b.probing = false
+	case neutral:
+		b.probing = false
+	}
+}
+
+// open reports whether the breaker currently refuses calls.
+func (b *breaker) open() bool {
+	if !b.dirty.Load() {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.openUntil.IsZero() && (b.probing || b.now().Before(b.openUntil))
+}

@@ -1,0 +1,149 @@
+package redisbackend
+
+// Test servers: miniredis in process (always available, fine for
+// behaviour, never for timing) and a real redis-server started on a
+// private unix socket (skipped locally when not installed, required in CI).
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// newMiniredis starts a miniredis whose TTLs run on the wall clock, as a
+// real server's do (miniredis only moves them on FastForward otherwise).
+func newMiniredis(t testing.TB) *miniredis.Miniredis {
+	t.Helper()
+	m := miniredis.RunT(t)
+	m.ClockTTL(true)
+	return m
+}
+
+// clientOptions are the client settings the tests use and the package
+// documentation recommends: per-call timeouts reach the socket, and a
+// dead server costs a short dial.
+func clientOptions(network, addr string) *redis.Options {
+	return &redis.Options{
+		Network:               network,
+		Addr:                  addr,
+		ContextTimeoutEnabled: true,
+		DialTimeout:           250 * time.Millisecond,
+		ReadTimeout:           250 * time.Millisecond,
+		WriteTimeout:          250 * time.Millisecond,
+		MaxRetries:            1,
+		PoolSize:              64,
+	}
+}
+
+// newClient returns a client of the server at network/addr, closed when t
+// ends.
+func newClient(t testing.TB, network, addr string) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(clientOptions(network, addr))
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// redisServer is a redis-server process of the test's own, listening on
+// a unix socket in a private directory, without persistence.
+type redisServer struct {
+	Sock string // the socket path; clients use network "unix"
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	logs bytes.Buffer
+}
+
+// redisServerPath finds redis-server, or skips t (fails it with CI=true).
+func redisServerPath(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("redis-server")
+	if err != nil {
+		msg := "redis-server not found on PATH; install it (apt-get install -y redis-server) to run the tests against a real Redis"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return path
+}
+
+// startRedisServer starts a redis-server for t and stops it when t ends.
+func startRedisServer(t testing.TB) *redisServer {
+	t.Helper()
+	redisServerPath(t)
+	// Unix socket paths are limited to about 100 bytes, which t.TempDir
+	// can exceed: use a short directory of our own.
+	dir, err := os.MkdirTemp("", "rb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	s := &redisServer{Sock: filepath.Join(dir, "redis.sock")}
+	t.Cleanup(s.Stop)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Start starts the server (again) and waits until it answers PING.
+func (s *redisServer) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		return nil
+	}
+	_ = os.Remove(s.Sock) // left behind by a killed server
+	cmd := exec.Command("redis-server",
+		"--port", "0",
+		"--unixsocket", s.Sock,
+		"--unixsocketperm", "700",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", filepath.Dir(s.Sock),
+		"--loglevel", "warning",
+	)
+	cmd.Stdout, cmd.Stderr = &s.logs, &s.logs
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd = cmd
+	c := redis.NewClient(clientOptions("unix", s.Sock))
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redis-server did not answer within 10s: %v\n%s", err, s.logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Stop kills the server (SIGKILL: no shutdown work, as in a crash) and
+// waits for it to exit. Stopping a stopped server does nothing.
+func (s *redisServer) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
