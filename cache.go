@@ -25,6 +25,11 @@ type entry struct {
 	override bool      // WithOverride covers the origin
 	expires  time.Time // when to fetch again
 	size     int64     // bytes the entry retains, for WithCacheMemory
+
+	// sel is policy's groups for selToken, resolved once when the entry is
+	// installed, so that a check costs no group lookup.
+	sel      groupSel
+	selToken string
 }
 
 // entryOverhead estimates what an entry and its Robots retain besides the

@@ -71,9 +71,11 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	_ = e.pacer.gate(contextOf(c), o.host)
 }
 
-// decidePath decides the request URL u from en.
+// decidePath decides the request URL u from en. The path is built in a
+// stack buffer, so a cached decision allocates nothing.
 func (e *Extension) decidePath(en *entry, u *url.URL) Verdict {
-	return e.decide(en, pathOf(u))
+	var buf [pathBufSize]byte
+	return e.decide(en, bytesString(appendPathOf(buf[:0], u)))
 }
 
 // blocked reports a disallowed request.
@@ -112,5 +114,9 @@ func (e *Extension) decide(en *entry, path string) Verdict {
 	if en.stale {
 		e.stats.staleServed.Add(1)
 	}
-	return decide(en.outcome, en.policy, e.token(), path, e.cfg.failMode, en.robots.Err)
+	token := e.token()
+	if en.outcome == OutcomeOK && token == en.selToken && path != "/robots.txt" {
+		return en.policy.checkSel(en.sel, path) // groups resolved at install
+	}
+	return decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)
 }

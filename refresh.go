@@ -210,11 +210,12 @@ func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *
 // fleet-wide.
 func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]string, fetched bool) {
 	en.override = e.cfg.overridden(en.origin)
+	token := e.token()
+	en.sel, en.selToken = en.policy.selectGroups(token), token
 	if !e.cache.put(en) {
 		e.cfg.logger.Warn("robotsext: robots.txt policy larger than WithCacheMemory; obeyed for this fetch but not cached",
 			"url", en.robots.URL, "bytes", en.size, "cache_memory", e.cfg.cacheMemory)
 	}
-	token := e.token()
 	delay, ok := en.policy.CrawlDelay(token)
 	e.pacer.loaded(en.origin.host, delay, ok, en.robots.FetchedAt)
 	if !fetched {
