@@ -224,10 +224,15 @@ func FuzzCheck(f *testing.F) {
 		if len(robots) > 4<<10 || len(rawURL) > 5000 {
 			t.Skip("the naive matcher is for small inputs")
 		}
-		got := ParsePolicy(robots).Check(ua, rawURL)
+		p := ParsePolicy(robots)
+		got := p.Check(ua, rawURL)
 		allowed, line := naiveCheck(robots, ua, rawURL)
 		if got.Allowed != allowed || got.Line != line {
 			t.Fatalf("Check(%q, %q) = %+v; naive says allowed=%v line=%d\nrobots.txt: %q", ua, rawURL, got, allowed, line, robots)
+		}
+		// The hook's form: groups resolved once per token, then checkSel.
+		if sel := p.checkSel(p.selectGroups(ua), requestPath(rawURL)); sel != got {
+			t.Fatalf("checkSel(selectGroups(%q), %q) = %+v; Check says %+v\nrobots.txt: %q", ua, rawURL, sel, got, robots)
 		}
 	})
 }

@@ -254,24 +254,36 @@ func (b *best) beatable(prio int, line int32) bool {
 // ?query. Only the path and query are compared; the fragment is ignored. The
 // URL is not decoded; octets outside US-ASCII are percent-encoded first.
 //
-// Check does not allocate for URLs of US-ASCII whose path starts with '/'.
+// Check does not allocate for URLs of up to 512 bytes after encoding.
 func (p *Policy) Check(userAgent, rawURL string) Verdict {
-	return p.checkPath(userAgent, requestPath(rawURL))
+	path, ready := pathSpan(rawURL)
+	if ready {
+		return p.checkPath(userAgent, path)
+	}
+	var buf [pathBufSize]byte
+	return p.checkPath(userAgent, bytesString(finishPath(buf[:0], path)))
 }
 
-// checkPath decides for path, already in the form requestPath returns.
+// checkPath decides for path, already in the form requestPath returns. It
+// does not keep path, which may be backed by the caller's stack buffer.
 func (p *Policy) checkPath(userAgent, path string) Verdict {
+	return p.checkSel(p.selectGroups(userAgent), path)
+}
+
+// checkSel is checkPath for the groups selectGroups resolved: for every
+// token and path, checkSel(selectGroups(token), path) equals
+// checkPath(token, path). It does not keep path.
+func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 	if path == "/robots.txt" {
 		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
 	}
 	if p == nil {
 		return Verdict{Allowed: true, Reason: ReasonNoMatch}
 	}
-	gs, _ := p.groupsFor(userAgent)
 	allow, disallow := noMatch, noMatch
 	var mask uint64
-	for _, g := range gs {
-		sp := &p.groups[g].spans
+	for i := range sel.n {
+		sp := &p.groups[p.groupAt(sel, i)].spans
 		p.bestLiteral(sp[allowLit], path, &allow)
 		p.bestLiteral(sp[disallowLit], path, &disallow)
 		if sp[allowWild].start != sp[disallowWild].end {

@@ -7,17 +7,54 @@ package robotsext
 import (
 	"net/url"
 	"strings"
+	"unsafe"
 )
+
+// pathBufSize is the size of the stack buffers that hold a match path built
+// on the fly (a path that needs escaping or a leading '/'). Longer paths
+// still work; they cost one allocation.
+const pathBufSize = 512
 
 // pathOf returns what robots.txt rules are matched against for u: the path
 // and query as sent, starting with '/', non-ASCII octets percent-encoded.
-// It allocates only to join a query on, or to encode non-ASCII octets.
+// It allocates only when the result is not already a string of u: to join a
+// query on, or to encode octets.
 func pathOf(u *url.URL) string {
-	var p string
+	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
+		if p, ok := plainPath(u); ok {
+			return p
+		}
+	}
+	var buf [pathBufSize]byte
+	return string(appendPathOf(buf[:0], u))
+}
+
+// plainPath returns u's escaped path when it is already a string of u (the
+// common case), and false when it would have to be built.
+func plainPath(u *url.URL) (string, bool) {
+	switch {
+	case u.RawPath != "" && rawPathMatches(u.RawPath, u.Path):
+		return u.RawPath, true
+	case u.Path == "":
+		return "/", true
+	case u.Path == "*":
+		return "*", true // as url.URL.EscapedPath leaves it
+	case needsPathEscape(u.Path) < 0:
+		return u.Path, true
+	}
+	return "", false
+}
+
+// appendPathOf appends to dst exactly what pathOf returns for u. It does
+// not allocate when dst has room for the result, so the request hook can
+// build the path in a stack array; a longer result grows dst as append
+// does.
+func appendPathOf(dst []byte, u *url.URL) []byte {
+	start := len(dst)
 	if u.Opaque != "" {
 		// "http:opaque" sends Opaque as the request target; a "//host/p"
 		// form carries an authority to skip.
-		p = u.Opaque
+		p := u.Opaque
 		if rest, ok := strings.CutPrefix(p, "//"); ok {
 			if i := strings.IndexByte(rest, '/'); i >= 0 {
 				p = rest[i:]
@@ -25,36 +62,77 @@ func pathOf(u *url.URL) string {
 				p = "/"
 			}
 		}
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
+		if p[0] != '/' {
+			dst = append(dst, '/')
 		}
+		dst = appendNonASCIIEscaped(dst, p)
 	} else {
-		p = escapedPath(u)
-		if p == "" {
-			p = "/"
+		dst = appendEscapedPath(dst, u)
+		if len(dst) == start {
+			dst = append(dst, '/')
 		}
 	}
-	if u.RawQuery != "" {
-		p = p + "?" + u.RawQuery
-	} else if u.ForceQuery {
-		p += "?"
+	if u.RawQuery != "" || u.ForceQuery {
+		dst = append(dst, '?')
+		dst = appendNonASCIIEscaped(dst, u.RawQuery)
 	}
-	return escapeNonASCII(p)
+	return dst
 }
 
-// escapedPath is u.EscapedPath() without its allocation for paths that
-// hold escapes: RawPath is used when it is a valid encoding of Path made
-// only of characters EscapedPath would keep, which is the case for every
-// URL url.Parse returns.
-func escapedPath(u *url.URL) string {
-	if u.RawPath == "" || !rawPathMatches(u.RawPath, u.Path) {
-		return u.EscapedPath()
+// appendEscapedPath appends u.EscapedPath() without allocating: RawPath
+// when it is a valid encoding of Path, else Path encoded as net/url encodes
+// a path. The result holds only US-ASCII.
+func appendEscapedPath(dst []byte, u *url.URL) []byte {
+	if u.RawPath != "" && rawPathMatches(u.RawPath, u.Path) {
+		return append(dst, u.RawPath...)
 	}
-	return u.RawPath
+	if u.Path == "*" {
+		return append(dst, '*')
+	}
+	p := u.Path
+	i := needsPathEscape(p)
+	if i < 0 {
+		return append(dst, p...)
+	}
+	dst = append(dst, p[:i]...)
+	for ; i < len(p); i++ {
+		c := p[i]
+		if pathKeeps(c) {
+			dst = append(dst, c)
+		} else {
+			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+		}
+	}
+	return dst
 }
 
-// rawPathMatches reports whether raw decodes to path and holds only
-// unreserved and sub-delimiter characters, ':', '@', '/' and %XX escapes.
+// needsPathEscape returns the index of the first octet of p that net/url
+// percent-encodes in a path, or -1.
+func needsPathEscape(p string) int {
+	for i := 0; i < len(p); i++ {
+		if !pathKeeps(p[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// pathKeeps reports whether net/url leaves c as it is when it encodes a path
+// (url.URL.EscapedPath): letters, digits and -._~$&+,/:;=@.
+func pathKeeps(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-._~$&+,/:;=@", c) >= 0
+}
+
+// rawKeeps reports whether c may appear as it is in a RawPath that
+// url.URL.EscapedPath accepts: what it keeps in a path, plus !'()*[].
+func rawKeeps(c byte) bool {
+	return pathKeeps(c) || strings.IndexByte("!'()*[]", c) >= 0
+}
+
+// rawPathMatches reports whether url.URL.EscapedPath would return raw for
+// path: raw holds only characters it accepts and %XX escapes, and decodes to
+// path.
 func rawPathMatches(raw, path string) bool {
 	j := 0
 	for i := 0; i < len(raw); i++ {
@@ -66,9 +144,7 @@ func rawPathMatches(raw, path string) bool {
 			}
 			c = unhex(raw[i+1])<<4 | unhex(raw[i+2])
 			i += 2
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0:
-		default:
+		case !rawKeeps(c):
 			return false
 		}
 		if j >= len(path) || path[j] != c {
@@ -108,6 +184,72 @@ func pathOfRaw(rawURL string) (string, bool) {
 // scheme, authority or #fragment, always starting with '/' ("/" when there is
 // no path). Octets outside US-ASCII are then percent-encoded.
 func requestPath(rawURL string) string {
+	path, ready := pathSpan(rawURL)
+	if ready {
+		return path
+	}
+	var buf [pathBufSize]byte
+	return string(finishPath(buf[:0], path))
+}
+
+// pathSpan finds the part of rawURL that requestPath returns. ready is true
+// when that part is the answer as it is; otherwise finishPath must add the
+// leading '/' or escape octets.
+func pathSpan(rawURL string) (path string, ready bool) {
+	rest := rawURL
+	switch {
+	case len(rest) > 0 && rest[0] == '/' && (len(rest) == 1 || rest[1] != '/'):
+		// A bare path, the common case for Check: no authority.
+	case hasHTTPScheme(rest):
+		// One scan past "http(s)://" to the first octet that ends
+		// the authority.
+		from := strings.IndexByte(rest, ':') + 3
+		k := from
+		for k < len(rest) && rest[k] != '/' && rest[k] != '?' && rest[k] != ';' && rest[k] != '#' {
+			k++
+		}
+		if k == len(rest) || rest[k] == '#' {
+			return "/", true
+		}
+		rest = rest[k:]
+	default:
+		start, ok := pathStart(rest)
+		if !ok {
+			return "/", true
+		}
+		rest = rest[start:]
+	}
+	// rest starts the path and holds no '#' before it; cut the fragment
+	// and look for octets to escape in one pass.
+	var high byte
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c == '#' {
+			rest = rest[:i]
+			break
+		}
+		high |= c
+	}
+	return rest, high < 0x80 && rest[0] == '/'
+}
+
+// hasHTTPScheme reports whether s starts with "http://" or "https://", in
+// any case.
+func hasHTTPScheme(s string) bool {
+	if len(s) < 8 || lower(s[0]) != 'h' || lower(s[1]) != 't' || lower(s[2]) != 't' || lower(s[3]) != 'p' {
+		return false
+	}
+	s = s[4:]
+	if lower(s[0]) == 's' {
+		s = s[1:]
+	}
+	return strings.HasPrefix(s, "://")
+}
+
+// pathStart is the general form of pathSpan's search, for URLs that are
+// neither bare paths nor http(s): it returns where the path starts, or false
+// when there is none before a '#' (the path is then "/").
+func pathStart(rawURL string) (int, bool) {
 	start := 0
 	if strings.HasPrefix(rawURL, "//") {
 		start = 2
@@ -121,21 +263,22 @@ func requestPath(rawURL string) string {
 	}
 	k := strings.IndexAny(rest[from:], "/?;")
 	if k < 0 {
-		return "/"
+		return 0, false
 	}
-	pathStart := from + k
-	end := len(rest)
-	if h := strings.IndexByte(rest, '#'); h >= 0 {
-		if h < pathStart {
-			return "/"
-		}
-		end = h
+	k += from
+	if h := strings.IndexByte(rest, '#'); h >= 0 && h < k {
+		return 0, false
 	}
-	path := rest[pathStart:end]
+	return start + k, true
+}
+
+// finishPath appends path, as pathSpan found it, to dst in its final form:
+// with a leading '/' and octets outside US-ASCII percent-encoded.
+func finishPath(dst []byte, path string) []byte {
 	if path[0] != '/' {
-		path = "/" + path
+		dst = append(dst, '/')
 	}
-	return escapeNonASCII(path)
+	return appendNonASCIIEscaped(dst, path)
 }
 
 // escapeNonASCII percent-encodes octets outside US-ASCII, leaving everything
@@ -148,17 +291,27 @@ func escapeNonASCII(s string) string {
 	if i == len(s) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 2*(len(s)-i))
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
+	var buf [pathBufSize]byte
+	return string(appendNonASCIIEscaped(buf[:0], s))
+}
+
+// appendNonASCIIEscaped appends s to dst with octets outside US-ASCII
+// percent-encoded.
+func appendNonASCIIEscaped(dst []byte, s string) []byte {
+	done := 0 // s[:done] is appended
+	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x80 {
-			b.WriteByte('%')
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&15])
-		} else {
-			b.WriteByte(c)
+			dst = append(dst, s[done:i]...)
+			dst = append(dst, '%', hexDigits[c>>4], hexDigits[c&15])
+			done = i + 1
 		}
 	}
-	return b.String()
+	return append(dst, s[done:]...)
+}
+
+// bytesString views b as a string without copying. The string is valid only
+// while b is neither modified nor out of scope: it is for passing a path
+// built in a stack buffer to a callee that does not keep it.
+func bytesString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -37,9 +37,11 @@ type Policy struct {
 	wildBase int // index of the first wildcard rule in rules
 
 	// agents maps a lower-cased product token taken from a user-agent line
-	// to the groups naming it, in file order. global lists the "*" groups.
-	agents map[string][]int32
-	global []int32
+	// to the groups naming it, in file order. global selects the "*"
+	// groups. Selections of more than one group list them in lists.
+	agents map[string]groupSel
+	global groupSel
+	lists  []int32
 
 	sitemaps []string
 
@@ -287,9 +289,14 @@ type builder struct {
 	//	Crawl-delay: 1
 	//
 	// gives FooBot 1 s, as crawlers that honour Crawl-delay read it.
-	delayScope  []string
+	delayScope  [][]byte // tokens as written, in the input
 	scopeGlobal bool
 	lastWasUA   bool
+
+	// multi holds the groups of each agent named by more than one group
+	// (and globals those of "*") until finish moves them to Policy.lists.
+	multi   map[string][]int32
+	globals []int32
 }
 
 // openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
@@ -356,12 +363,17 @@ func (b *builder) addDelay(d time.Duration) {
 	if b.scopeGlobal && d > b.p.globalDelay {
 		b.p.globalDelay = d
 	}
-	for _, key := range b.delayScope {
+	for _, token := range b.delayScope {
 		if b.p.delays == nil {
 			b.p.delays = make(map[string]time.Duration)
 		}
-		if d > b.p.delays[key] {
-			b.p.delays[key] = d
+		var buf [64]byte
+		low := append(buf[:0], token...)
+		for i, c := range low {
+			low[i] = lower(c)
+		}
+		if d > b.p.delays[string(low)] {
+			b.p.delays[string(low)] = d
 		}
 	}
 }
@@ -370,27 +382,38 @@ func (b *builder) addAgent(value []byte) {
 	token, global := agentToken(value)
 	if global {
 		b.scopeGlobal = true
-		if n := len(b.p.global); n == 0 || b.p.global[n-1] != b.cur {
-			b.p.global = append(b.p.global, b.cur)
+		if n := len(b.globals); n == 0 || b.globals[n-1] != b.cur {
+			b.globals = append(b.globals, b.cur)
 		}
 		return
 	}
 	if b.p.agents == nil {
-		b.p.agents = make(map[string][]int32)
+		b.p.agents = make(map[string]groupSel)
 	}
 	var buf [64]byte
 	low := append(buf[:0], token...)
 	for i, c := range low {
 		low[i] = lower(c)
 	}
-	gs, ok := b.p.agents[string(low)]
-	key := string(low)
-	if !ok {
-		b.p.agents[key] = []int32{b.cur}
-	} else if gs[len(gs)-1] != b.cur {
-		b.p.agents[key] = append(gs, b.cur)
+	b.delayScope = append(b.delayScope, token)
+	sel, ok := b.p.agents[string(low)] // no allocation for the lookup
+	switch {
+	case !ok:
+		b.p.agents[string(low)] = groupSel{first: b.cur, n: 1}
+	case sel.first == b.cur:
+		// The open group already names the agent.
+	case sel.n == 1:
+		// A second group names the agent: keep the list aside.
+		if b.multi == nil {
+			b.multi = make(map[string][]int32)
+		}
+		b.multi[string(low)] = []int32{sel.first, b.cur}
+		b.p.agents[string(low)] = groupSel{first: b.cur, n: 2}
+	default:
+		// While the list grows, first holds its last group.
+		b.multi[string(low)] = append(b.multi[string(low)], b.cur)
+		b.p.agents[string(low)] = groupSel{first: b.cur, n: sel.n + 1}
 	}
-	b.delayScope = append(b.delayScope, key)
 }
 
 // addSitemap keeps absolute http(s) URLs with a host, once each, in file
@@ -514,8 +537,30 @@ func (b *builder) addRule(kind ruleKind, r rule, line int32) {
 
 func (b *builder) finish() *Policy {
 	b.p.text = b.text.String()
+	b.p.global = b.listSel(b.globals)
+	for key, gs := range b.multi {
+		b.p.agents[key] = b.listSel(gs)
+	}
 	b.p.compile()
-	return &b.p
+	// A copy, so that nothing of the builder (its maps, or the delay
+	// scope that points into the input) stays reachable.
+	p := new(Policy)
+	*p = b.p
+	return p
+}
+
+// listSel returns the selection of groups gs, moving a list of several to
+// Policy.lists.
+func (b *builder) listSel(gs []int32) groupSel {
+	switch len(gs) {
+	case 0:
+		return groupSel{}
+	case 1:
+		return groupSel{first: gs[0], n: 1}
+	}
+	sel := groupSel{first: int32(len(b.p.lists)), n: int32(len(gs))}
+	b.p.lists = append(b.p.lists, gs...)
+	return sel
 }
 
 // parseCrawlDelay reads a Crawl-delay value: decimal seconds, greater than
@@ -606,20 +651,48 @@ func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
 	if p == nil {
 		return nil, false
 	}
-	gs, specific := p.groupsFor(userAgent)
-	for _, g := range gs {
-		lines = append(lines, int(p.groups[g].line))
+	sel, specific := p.groupsFor(userAgent)
+	for i := range sel.n {
+		lines = append(lines, int(p.groups[p.groupAt(sel, i)].line))
 	}
 	return lines, specific
+}
+
+// groupSel is the set of groups that apply to one product token, as
+// selectGroups resolves it: the group first when n is 1, else the n groups
+// Policy.lists[first:first+n]. It is a small comparable value, so that a
+// caller asking one policy many questions for one token (the request hook)
+// can resolve the groups once and keep the result. It is meaningful only for
+// the Policy that made it. The zero value selects no group.
+type groupSel struct {
+	first, n int32
+}
+
+// selectGroups resolves the groups that apply to token, once, for checkSel.
+// A nil *Policy selects nothing.
+func (p *Policy) selectGroups(token string) groupSel {
+	if p == nil {
+		return groupSel{}
+	}
+	sel, _ := p.groupsFor(token)
+	return sel
+}
+
+// groupAt returns the i-th group of sel (0 <= i < sel.n).
+func (p *Policy) groupAt(sel groupSel, i int32) int32 {
+	if sel.n == 1 {
+		return sel.first
+	}
+	return p.lists[sel.first+i]
 }
 
 // groupsFor chooses the groups that apply to userAgent (RFC 9309 §2.2.1):
 // every group naming it, merged; else every "*" group. A group that names
 // the agent but has no rules still replaces "*". The token is compared
 // case-insensitively and as given.
-func (p *Policy) groupsFor(userAgent string) (gs []int32, specific bool) {
-	if gs, ok := lookupAgent(p.agents, userAgent); ok {
-		return gs, true
+func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
+	if sel, ok := lookupAgent(p.agents, userAgent); ok {
+		return sel, true
 	}
 	return p.global, false
 }

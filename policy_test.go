@@ -146,3 +146,31 @@ func TestCheckDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// selectGroups and checkSel, the hook's per-token form of checkPath, agree
+// with it, and are safe on a nil *Policy.
+func TestCheckSel(t *testing.T) {
+	t.Parallel()
+	robots := "User-agent: *\nDisallow: /a\n\nUser-agent: FooBot\nUser-agent: BarBot\nDisallow: /b\n\nUser-agent: foobot\nAllow: /b/c\nUser-agent: *\nDisallow: /d\n"
+	p := ParsePolicy([]byte(robots))
+	var nilPolicy *Policy
+	for _, pol := range []*Policy{p, nilPolicy, {}, ParsePolicy(nil)} {
+		for _, ua := range []string{"FooBot", "barbot", "Other", ""} {
+			sel := pol.selectGroups(ua)
+			for _, path := range []string{"/", "/a", "/b", "/b/c", "/d", "/robots.txt"} {
+				if got, want := pol.checkSel(sel, path), pol.checkPath(ua, path); got != want {
+					t.Errorf("checkSel(selectGroups(%q), %q) = %+v; checkPath = %+v", ua, path, got, want)
+				}
+			}
+		}
+	}
+	if a, b := p.selectGroups("FooBot"), p.selectGroups("FOOBOT"); a != b {
+		t.Errorf("selectGroups is not case-insensitive: %+v, %+v", a, b)
+	}
+	if v := p.checkSel(p.selectGroups("FooBot"), "/b/c/x"); !v.Allowed || v.Line != 9 {
+		t.Errorf("merged groups: %+v; want allowed by line 9", v)
+	}
+	if v := p.checkSel(p.selectGroups("Other"), "/d"); v.Allowed || v.Line != 11 {
+		t.Errorf("merged * groups: %+v; want disallowed by line 11", v)
+	}
+}

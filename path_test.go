@@ -1,0 +1,152 @@
+package robotsext
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// referencePathOf is pathOf written the plain way, with net/url's own
+// EscapedPath and string concatenation, for the differential tests.
+func referencePathOf(u *url.URL) string {
+	var p string
+	if u.Opaque != "" {
+		p = u.Opaque
+		if rest, ok := strings.CutPrefix(p, "//"); ok {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				p = rest[i:]
+			} else {
+				p = "/"
+			}
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+	} else if p = u.EscapedPath(); p == "" {
+		p = "/"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c >= 0x80 {
+			b.WriteString("%" + string(hexDigits[c>>4]) + string(hexDigits[c&15]))
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// pathURLs are URLs whose match paths take every branch of pathOf.
+var pathURLs = []string{
+	"http://a.test", "http://a.test/", "http://a.test/a/b?x=1&y=%20",
+	"http://a.test/a%2Fb", "http://a.test/a%2fb", "http://a.test/a b",
+	"http://a.test/caf%C3%A9", "http://a.test/café", "http://a.test/x?",
+	"http://a.test//double", "http://a.test/p;params?q", "http://a.test/x#frag",
+	"http:opaque/path?q=1", "http://a.test/?q=é", "http://a.test/(a)!*'[b]",
+	"http://a.test/a%zz", "http://a.test/%41", "http://a.test/~u/$&+,:;=@",
+	"http://a.test/" + strings.Repeat("é", 400), "http:%C3%A9", "http:x?é",
+	"http://a.test/a\"b<c>d^e`f{g}h|i\\j",
+}
+
+func TestAppendPathOf(t *testing.T) {
+	t.Parallel()
+	for _, in := range pathURLs {
+		u, err := url.Parse(in)
+		if err != nil {
+			continue // not every string above parses; those that do count
+		}
+		want := referencePathOf(u)
+		if got := pathOf(u); got != want {
+			t.Errorf("pathOf(%q) = %q; want %q", in, got, want)
+		}
+		var buf [pathBufSize]byte
+		if got := string(appendPathOf(buf[:0], u)); got != want {
+			t.Errorf("appendPathOf(%q) = %q; want %q", in, got, want)
+		}
+		if got := string(appendPathOf([]byte("x"), u)); got != "x"+want {
+			t.Errorf("appendPathOf(x, %q) = %q; want x%q", in, got, want)
+		}
+	}
+	// Hand-made URLs: a stale RawPath, an opaque authority, '*'.
+	stale, _ := url.Parse("http://a.test/a%2Fb")
+	stale.Path = "/other"
+	for _, u := range []*url.URL{
+		stale,
+		{Scheme: "http", Host: "a.test", Opaque: "//a.test/o/p"},
+		{Scheme: "http", Host: "a.test", Opaque: "//a.test"},
+		{Scheme: "http", Host: "a.test", Path: "*"},
+		{Scheme: "http", Host: "a.test", Path: "/a b", RawPath: "/a%20b"},
+		{Scheme: "http", Host: "a.test", Path: "/a", ForceQuery: true},
+	} {
+		want := referencePathOf(u)
+		if got := string(appendPathOf(nil, u)); got != want || pathOf(u) != want {
+			t.Errorf("appendPathOf(%#v) = %q, pathOf %q; want %q", u, got, pathOf(u), want)
+		}
+	}
+}
+
+// The hook builds paths in a stack array: no allocation while they fit.
+func TestAppendPathOfDoesNotAllocate(t *testing.T) {
+	for _, in := range []string{"http://a.test/café?q=é", "http://a.test/a b", "http://a.test/x?y", "http:opaque/é"} {
+		u, _ := url.Parse(in)
+		n := testing.AllocsPerRun(100, func() {
+			var buf [pathBufSize]byte
+			_ = appendPathOf(buf[:0], u)
+		})
+		if n != 0 {
+			t.Errorf("appendPathOf(%q) allocates %v times", in, n)
+		}
+	}
+}
+
+// requestPath and Check's own path extraction agree, and Check never
+// allocates for paths that fit its stack buffer.
+func TestCheckPathWithoutAllocation(t *testing.T) {
+	p := ParsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /a\n"))
+	for _, in := range []string{"/café", "café", "http://e.com/café#x", "//e.com/é", "e.com/x/é?é", "ftp://e.com/é", "http://e.com?é", "HTTPS://e.com/é"} {
+		if n := testing.AllocsPerRun(100, func() { _ = p.Check("FooBot", in) }); n != 0 {
+			t.Errorf("Check(%q) allocates %v times", in, n)
+		}
+		if got, want := p.Check("FooBot", in), p.checkPath("FooBot", requestPath(in)); got != want {
+			t.Errorf("Check(%q) = %+v; checkPath(requestPath) = %+v", in, got, want)
+		}
+	}
+}
+
+// FuzzPathOf compares pathOf and appendPathOf with the plain form on any
+// URL net/url parses, and requestPath with the general search.
+func FuzzPathOf(f *testing.F) {
+	for _, s := range pathURLs {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if u, err := url.Parse(in); err == nil {
+			want := referencePathOf(u)
+			if got := pathOf(u); got != want {
+				t.Fatalf("pathOf(%q) = %q; want %q", in, got, want)
+			}
+			var buf [64]byte
+			if got := string(appendPathOf(buf[:0], u)); got != want {
+				t.Fatalf("appendPathOf(%q) = %q; want %q", in, got, want)
+			}
+		}
+		got := requestPath(in)
+		want := "/"
+		if k, ok := pathStart(in); ok {
+			want = in[k:]
+			if h := strings.IndexByte(want, '#'); h >= 0 {
+				want = want[:h]
+			}
+			if want[0] != '/' {
+				want = "/" + want
+			}
+			want = escapeNonASCII(want)
+		}
+		if got != want {
+			t.Fatalf("requestPath(%q) = %q; want %q", in, got, want)
+		}
+	})
+}
