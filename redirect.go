@@ -16,8 +16,9 @@ import (
 )
 
 // ErrRedirectDeferred: a redirect hop to a host with a Crawl-delay had to
-// wait for its slot longer than the request's timeout allows (Colly's
-// client times the whole redirect chain, 10 s by default). The Extension
+// wait for its slot longer than the request's timeout safely allows
+// (Colly's client times the whole redirect chain, 10 s by default; hops
+// waiting more than 5 s are deferred). The Extension
 // does not follow it inside the chain; it re-issues the hop as a request
 // of its own, with the original request's Ctx and depth, which waits for
 // its slot before its own timeout starts. The original request reaches
@@ -43,16 +44,24 @@ func (d *DeferredRedirectError) Error() string {
 // Unwrap returns ErrRedirectDeferred.
 func (d *DeferredRedirectError) Unwrap() error { return ErrRedirectDeferred }
 
-// hopHeadroom is how much of the request's timeout must be left after a
-// hop's wait for the hop to be followed inside the chain.
-const hopHeadroom = 2 * time.Second
+// A redirect hop to a paced host is followed inside the chain only when its
+// wait is at most hopInlineMax and, when the request's context has a
+// deadline, leaves at least hopHeadroom of it. The client's own timeout is
+// not visible to a redirect handler (net/http keeps it on an internal
+// copy of the request), so hopInlineMax is half of Colly's default 10 s.
+const (
+	hopInlineMax = 5 * time.Second
+	hopHeadroom  = 2 * time.Second
+)
 
 // RedirectHandler returns a redirect handler for c.SetRedirectHandler that
 // first refuses hops into URLs their own origin's robots.txt disallows
 // (the request then fails with a *BlockedError, reported to OnBlocked),
 // then runs next, then keeps the hop's host's Crawl-delay: it waits for
-// the hop's slot when that leaves at least two seconds of the request's
-// timeout, and otherwise defers the hop (see ErrRedirectDeferred). Colly
+// the hop's slot when that takes at most 5 seconds (half of Colly's
+// default request timeout, which covers the whole redirect chain) and
+// fits any deadline of the request's context with 2 seconds to spare,
+// and otherwise defers the hop (see ErrRedirectDeferred). Colly
 // has already applied its URL filters and marked the hop visited before
 // any redirect handler runs. A nil next keeps Colly's default: at most 10
 // redirects, then the last response is returned, and Authorization is
@@ -139,7 +148,7 @@ func (e *Extension) paceHop(req *http.Request) error {
 	if w <= 0 {
 		return e.pacer.gate(ctx, o.host)
 	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < w+hopHeadroom {
+	if dl, ok := ctx.Deadline(); w > hopInlineMax || (ok && time.Until(dl) < w+hopHeadroom) {
 		e.stats.redirectsDeferred.Add(1)
 		return &DeferredRedirectError{URL: req.URL.String(), Method: req.Method, Wait: w, header: req.Header.Clone()}
 	}
