@@ -147,3 +147,15 @@ func (s *redisServer) Stop() {
 	_ = s.cmd.Wait()
 	s.cmd = nil
 }
+
+// signal sends sig to the server process.
+func (s *redisServer) signal(t testing.TB, sig os.Signal) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd != nil {
+		if err := s.cmd.Process.Signal(sig); err != nil {
+			t.Errorf("signal %v: %v", sig, err)
+		}
+	}
+}
