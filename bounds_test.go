@@ -1,0 +1,362 @@
+package robotsext
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// End-to-end tests of issue 11's bounds under load: the cache's memory
+// bound, the robots.txt fetch concurrency bound, redirect hops to paced
+// hosts under Colly's request timeout, the pace at the wire under CPU load,
+// and local errors. Real collectors talk to real httptest servers; many
+// host names reach one loopback server through a DialContext that ignores
+// the address asked for, on the collector's transport and on the
+// Extension's client alike.
+
+// ---- many hosts, one server ----
+
+// dialTo returns a DialContext that connects to addr whatever host and
+// port are asked for.
+func dialTo(addr string) func(ctx context.Context, network, _ string) (net.Conn, error) {
+	var d net.Dialer
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, "tcp", addr)
+	}
+}
+
+// wireTo returns a transport that sends every request to srv, closed when
+// the test ends.
+func wireTo(t *testing.T, srv *httptest.Server) *http.Transport {
+	t.Helper()
+	tr := &http.Transport{DialContext: dialTo(srv.Listener.Addr().String()), MaxIdleConnsPerHost: 2}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// crawler is a collector and its Extension, both wired to one server.
+type crawler struct {
+	c          *colly.Collector
+	ext        *Extension
+	pages, bot *http.Transport // the collector's and the Extension's
+}
+
+// quiet is a logger that drops everything.
+func quiet() Option { return WithLogger(slog.New(slog.DiscardHandler)) }
+
+// newCrawler builds a collector (Async when async) whose requests, and
+// whose Extension's robots.txt requests, all reach srv. The crawl is
+// bounded by crawlContext so that a bug fails instead of hanging.
+func newCrawler(t *testing.T, srv *httptest.Server, async bool, opts ...Option) *crawler {
+	t.Helper()
+	cr := &crawler{pages: wireTo(t, srv), bot: wireTo(t, srv)}
+	cr.c = colly.NewCollector(colly.Async(async), colly.StdlibContext(crawlContext(t)))
+	cr.c.WithTransport(cr.pages)
+	cr.ext = Apply(cr.c, append([]Option{quiet(), WithHTTPClient(&http.Client{Transport: cr.bot})}, opts...)...)
+	return cr
+}
+
+// hangUp closes every connection of the crawl, both ends, so that their
+// buffers are garbage.
+func (cr *crawler) hangUp(srv *httptest.Server) {
+	cr.pages.CloseIdleConnections()
+	cr.bot.CloseIdleConnections()
+	srv.CloseClientConnections()
+}
+
+// visit visits each URL and waits for the collector.
+func (cr *crawler) visit(t *testing.T, urls ...string) {
+	t.Helper()
+	for _, u := range urls {
+		if err := cr.c.Visit(u); err != nil {
+			t.Errorf("Visit(%s): %v", u, err)
+		}
+	}
+	cr.c.Wait()
+}
+
+// hostURLs returns http://<prefix>NNN.test<path> for n hosts.
+func hostURLs(prefix string, n int, path string) []string {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("http://%s%03d.test%s", prefix, i, path)
+	}
+	return urls
+}
+
+// tinyPage answers a page request.
+func tinyPage(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html")
+	io.WriteString(w, "<html><body>page</body></html>")
+}
+
+// ---- 1. the cache's memory bound ----
+
+// bigRobots is a robots.txt of just under MaxBodySize made of some 7,600
+// rules (literal and wildcard Disallow and Allow lines, 60-odd bytes each:
+// long enough to keep the parse quick under -race), whose "*" group
+// disallows /blocked.
+func bigRobots() []byte {
+	var b strings.Builder
+	b.WriteString("User-agent: *\nDisallow: /blocked\n")
+	pad := strings.Repeat("x", 40)
+	for i := 0; ; i++ {
+		var line string
+		switch i % 4 {
+		case 0:
+			line = fmt.Sprintf("Disallow: /archive/%07d/%s\n", i, pad)
+		case 1:
+			line = fmt.Sprintf("Allow: /archive/%07d/%s/public\n", i, pad)
+		case 2:
+			line = fmt.Sprintf("Disallow: /*/tmp%07d*%s.php$\n", i, pad)
+		default:
+			line = fmt.Sprintf("Disallow: /search?q=%07d&%s\n", i, pad)
+		}
+		if b.Len()+len(line) > MaxBodySize-64 {
+			break
+		}
+		b.WriteString(line)
+	}
+	return []byte(b.String())
+}
+
+// bigSite serves body as every host's robots.txt, and a tiny page for
+// everything else; blocked pages reaching it are counted.
+func bigSite(t *testing.T, body []byte) (*httptest.Server, *atomic.Int32, *atomic.Int32) {
+	t.Helper()
+	var robots, blocked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			robots.Add(1)
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write(body)
+		case "/blocked":
+			blocked.Add(1)
+			tinyPage(w)
+		default:
+			tinyPage(w)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &robots, &blocked
+}
+
+// heapAlloc is the live heap after two collections (the second empties
+// what sync.Pools dropped in the first).
+func heapAlloc() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+// heapRun is what one crawl of big robots.txt files left behind.
+type heapRun struct {
+	growth int64 // live heap after the crawl minus before, the Extension still referenced
+	stats  Stats
+}
+
+// crawlBigOrigins crawls one page on each of origins hosts serving body as
+// robots.txt, with WithCacheMemory(bound), and measures the heap the crawl
+// left behind while the collector and the Extension are still alive.
+func crawlBigOrigins(t *testing.T, body []byte, origins int, bound int64) heapRun {
+	t.Helper()
+	srv, robots, _ := bigSite(t, body)
+	cr := newCrawler(t, srv, true, WithCacheMemory(bound))
+	if err := cr.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 16}); err != nil {
+		t.Fatal(err)
+	}
+	urls := hostURLs("big", origins, "/page")
+	before := heapAlloc()
+	cr.visit(t, urls...)
+	cr.hangUp(srv)
+	growth := heapAlloc() - before
+	run := heapRun{growth: growth, stats: cr.ext.Stats()}
+	runtime.KeepAlive(cr)
+	if got := robots.Load(); got != int32(origins) {
+		t.Errorf("bound %d MiB: server saw %d robots.txt requests, want one per origin (%d)", bound>>20, got, origins)
+	}
+	return run
+}
+
+// heapSlack is what the crawl itself may leave on the heap besides the
+// cache: Colly's visited set and the collector's and transports' state for
+// 200 hosts (a few hundred KiB), plus the allocator's and the GC's
+// rounding. Measured at well under 1 MiB; 4 MiB leaves room for other
+// runtimes.
+const heapSlack = 4 << 20
+
+// TestBoundsCacheMemoryHoldsHeap proves that WithCacheMemory bounds the
+// heap the cache retains, not just its estimate: 200 origins each serve a
+// 500 KiB robots.txt; with a 32 MiB bound, Stats().CacheBytes stays within
+// the bound and the live heap grows by at most the bound plus heapSlack,
+// while the same crawl with an unbounded cache grows it several times
+// over (so the first half can fail). Not parallel: it measures the heap.
+func TestBoundsCacheMemoryHoldsHeap(t *testing.T) {
+	const origins, bound = 200, 32 << 20
+	body := bigRobots()
+	t.Logf("robots.txt: %d bytes, %d lines", len(body), strings.Count(string(body), "\n"))
+
+	bounded := crawlBigOrigins(t, body, origins, bound)
+	control := crawlBigOrigins(t, body, origins, 1<<40)
+	t.Logf("bound %d MiB: heap growth %.1f MiB, CacheBytes %.1f MiB, %d origins kept, %d evictions",
+		bound>>20, mib(bounded.growth), mib(bounded.stats.CacheBytes), bounded.stats.Origins, bounded.stats.Evictions)
+	t.Logf("control (no bound): heap growth %.1f MiB, CacheBytes %.1f MiB, %d origins kept",
+		mib(control.growth), mib(control.stats.CacheBytes), control.stats.Origins)
+
+	if got := bounded.stats.CacheBytes; got > bound {
+		t.Errorf("Stats().CacheBytes = %d, above the bound %d", got, bound)
+	}
+	if bounded.growth > bound+heapSlack {
+		t.Errorf("heap grew %.1f MiB with WithCacheMemory(%d MiB); want at most the bound + %d MiB slack",
+			mib(bounded.growth), bound>>20, heapSlack>>20)
+	}
+	if bounded.stats.Origins == 0 || bounded.stats.Origins >= origins || bounded.stats.Evictions == 0 {
+		t.Errorf("bounded cache kept %d of %d origins with %d evictions; want some kept, some evicted",
+			bounded.stats.Origins, origins, bounded.stats.Evictions)
+	}
+	// The control: without the bound the same crawl keeps every origin and
+	// the heap grows far beyond the bound, so the check above has teeth.
+	if control.stats.Origins != origins {
+		t.Errorf("control kept %d origins, want all %d", control.stats.Origins, origins)
+	}
+	if control.growth < 3*bound {
+		t.Errorf("control heap growth %.1f MiB is not far beyond the bound (%d MiB): the bounded run proves nothing",
+			mib(control.growth), bound>>20)
+	}
+	// The cache evicts by its estimate: it must be close to what the
+	// policies really retain, or the bound is a fiction.
+	if est, real := float64(control.stats.CacheBytes), float64(control.growth); est < 0.8*real || est > 1.25*real {
+		t.Errorf("control: CacheBytes %.1f MiB vs heap growth %.1f MiB; the estimate is off by more than 20%%", mib(control.stats.CacheBytes), mib(control.growth))
+	}
+}
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
+
+// TestBoundsPolicyLargerThanCacheIsObeyed proves that a robots.txt whose
+// policy is larger than the whole WithCacheMemory bound still decides the
+// requests that waited for its fetch (the disallowed ones never reach the
+// server) but is not kept: the cache stays empty and the next request
+// fetches robots.txt again.
+func TestBoundsPolicyLargerThanCacheIsObeyed(t *testing.T) {
+	t.Parallel()
+	const bound = 64 << 10 // far below one 500 KiB file's policy
+	srv, robots, blockedHits := bigSite(t, bigRobots())
+	cr := newCrawler(t, srv, true, WithCacheMemory(bound))
+	var blocked blockLog
+	cr.ext.OnBlocked(blocked.record)
+
+	// Five requests wait for the one fetch together; all are disallowed.
+	cr.visit(t, hostURLs("huge", 1, "/blocked?a")[0], hostURLs("huge", 1, "/blocked?b")[0],
+		hostURLs("huge", 1, "/blocked?c")[0], hostURLs("huge", 1, "/blocked?d")[0], hostURLs("huge", 1, "/blocked?e")[0])
+	urls, vs := blocked.get()
+	if len(vs) != 5 {
+		t.Fatalf("OnBlocked saw %q, want the 5 /blocked requests", urls)
+	}
+	for i, v := range vs {
+		if v.Allowed || v.Reason != ReasonDisallowRule || v.Rule != "/blocked" || v.Line != 2 {
+			t.Errorf("%s: verdict %+v, want disallowed by line 2 (/blocked)", urls[i], v)
+		}
+	}
+	if n := blockedHits.Load(); n != 0 {
+		t.Errorf("server saw /blocked %d times; the oversized policy was not obeyed", n)
+	}
+	s := cr.ext.Stats()
+	if s.Origins != 0 || s.CacheBytes != 0 {
+		t.Errorf("after the fetch: %d origins, %d bytes cached; want nothing (policy larger than the bound)", s.Origins, s.CacheBytes)
+	}
+	fetched := robots.Load()
+
+	// Not kept: the next request fetches robots.txt again, and obeys it.
+	cr.visit(t, hostURLs("huge", 1, "/page")[0], hostURLs("huge", 1, "/blocked?f")[0])
+	if got := robots.Load(); got <= fetched {
+		t.Errorf("robots.txt fetched %d times after the first %d; want it fetched again", got, fetched)
+	}
+	if n := blockedHits.Load(); n != 0 {
+		t.Errorf("server saw /blocked %d times after the re-fetch", n)
+	}
+	if s := cr.ext.Stats(); s.Origins != 0 || s.CacheBytes != 0 || s.Blocked[ReasonDisallowRule] != 6 {
+		t.Errorf("Stats: %d origins, %d bytes, %d blocked; want 0, 0, 6", s.Origins, s.CacheBytes, s.Blocked[ReasonDisallowRule])
+	}
+}
+
+// ---- 2. the robots.txt fetch concurrency bound ----
+
+// inFlight counts the requests a server is handling at once and keeps
+// the maximum.
+type inFlight struct{ now, max atomic.Int32 }
+
+func (f *inFlight) enter() {
+	n := f.now.Add(1)
+	for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
+	}
+}
+
+func (f *inFlight) leave() { f.now.Add(-1) }
+
+// TestBoundsFetchConcurrency proves that WithFetchConcurrency bounds the
+// robots.txt requests the server handles at once: an Async collector
+// without any LimitRule visits 300 hosts at once, each robots.txt answer
+// takes 10 ms so that fetches overlap, and the server-side maximum of
+// concurrent robots.txt handlers reaches the bound (the crawl really was
+// concurrent) and never exceeds it, for the default (32) and for 4.
+func TestBoundsFetchConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		opts  []Option
+		bound int32
+	}{
+		{"default", nil, defaultFetchConcurrency},
+		{"WithFetchConcurrency(4)", []Option{WithFetchConcurrency(4)}, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			const hosts = 300
+			var robots inFlight
+			var pages atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/robots.txt" {
+					pages.Add(1)
+					tinyPage(w)
+					return
+				}
+				robots.enter()
+				defer robots.leave()
+				time.Sleep(10 * time.Millisecond) // a slow answer, so that fetches overlap
+				io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+			}))
+			t.Cleanup(srv.Close)
+			cr := newCrawler(t, srv, true, tt.opts...)
+			cr.visit(t, hostURLs("fan", hosts, "/")...)
+
+			got := robots.max.Load()
+			t.Logf("%s: at most %d robots.txt requests in flight at the server (bound %d)", tt.name, got, tt.bound)
+			if got > tt.bound {
+				t.Errorf("%d robots.txt requests in flight at once, above the bound %d", got, tt.bound)
+			}
+			if got < tt.bound {
+				t.Errorf("at most %d robots.txt requests in flight; the crawl never reached the bound %d, so it proves nothing", got, tt.bound)
+			}
+			if n := pages.Load(); n != hosts {
+				t.Errorf("server saw %d pages, want %d", n, hosts)
+			}
+			if s := cr.ext.Stats(); s.Fetches[OutcomeOK] != hosts || s.LocalErrors != 0 {
+				t.Errorf("Stats: %d OK fetches, %d local errors; want %d and 0", s.Fetches[OutcomeOK], s.LocalErrors, hosts)
+			}
+		})
+	}
+}
