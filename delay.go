@@ -31,6 +31,8 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // the host actually started, and its actual start becomes the new latest.
 // A request that was late (CPU load, a user LimitRule) therefore pushes the
 // next one back instead of crowding it, and the delay holds at the server.
+// The gate adds a small margin (gateMargin) for the time between the gate
+// and the wire, which Colly gives no hook to observe.
 //
 // With a Backend, slots are booked there (one Reserve per request, by the
 // backend's clock), so a fleet of workers keeps one pace per host; the gate
@@ -320,7 +322,7 @@ func (pc *pacer) gate(ctx context.Context, host string) error {
 		return nil
 	}
 	now := pc.now()
-	start := later(now, h.lastStart.Add(h.delay))
+	start := later(now, h.lastStart.Add(h.delay+gateMargin(h.delay)))
 	h.lastStart = start
 	if start.After(h.latest) {
 		h.latest = start
@@ -330,6 +332,13 @@ func (pc *pacer) gate(ctx context.Context, host string) error {
 		return pc.sleep(ctx, d)
 	}
 	return nil
+}
+
+// gateMargin is added to the delay at the gate, to absorb what happens
+// between the gate and the wire (dialling a new connection, scheduling):
+// 5% of the delay, at most 10 ms.
+func gateMargin(delay time.Duration) time.Duration {
+	return min(delay/20, 10*time.Millisecond)
 }
 
 // hopWait is what a redirect hop to host must wait for its slot, without

@@ -89,6 +89,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
 	}
+	for _, msg := range cfg.ignored {
+		cfg.logger.Warn("robotsext: option adjusted: " + msg)
+	}
 	if cfg.tokenGiven != cfg.token {
 		cfg.logger.Warn("robotsext: WithUserAgent takes a product token; using the token found in the value",
 			"given", cfg.tokenGiven, "token", cfg.token)

@@ -72,6 +72,7 @@ type config struct {
 	failMode         FailMode
 	overrides        []hostPattern
 	badOverrides     []badPattern // patterns WithOverride could not use, logged by Apply
+	ignored          []string     // other option values not used as given, logged by Apply
 	client           *http.Client
 	ttl              time.Duration
 	timeout          time.Duration
@@ -199,6 +200,9 @@ func WithHTTPClient(cl *http.Client) Option {
 // (RFC 9309 §2.4); values ≤ 0 restore the default.
 func WithCacheTTL(d time.Duration) Option {
 	return func(c *config) {
+		if d > MaxCacheTTL {
+			c.ignored = append(c.ignored, "WithCacheTTL("+d.String()+") is above RFC 9309's 24 h limit; using 24h")
+		}
 		if d <= 0 || d > MaxCacheTTL {
 			d = MaxCacheTTL
 		}
@@ -297,6 +301,9 @@ func WithHeaders(h http.Header) Option {
 			c.headers = http.Header{}
 		}
 		for k, vs := range h {
+			if managedHeader(k) {
+				c.ignored = append(c.ignored, "WithHeaders: "+http.CanonicalHeaderKey(k)+" is managed by the robots.txt fetch and is not sent")
+			}
 			for _, v := range vs {
 				c.headers.Add(k, v)
 			}
@@ -339,6 +346,16 @@ func withClock(now func() time.Time) Option {
 			c.now = now
 		}
 	}
+}
+
+// managedHeader reports headers the robots.txt fetch sets itself.
+func managedHeader(k string) bool {
+	for _, d := range dropped {
+		if http.CanonicalHeaderKey(k) == d {
+			return true
+		}
+	}
+	return false
 }
 
 // badPattern is a WithOverride pattern that was ignored, and why.
