@@ -1,5 +1,3 @@
-// Package robotsext makes a Colly collector obey robots.txt (RFC 9309) the way
-// Google's reference library decides, with the deciding rule and line reported.
 package robotsext
 
 import (
