@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,7 @@ func newClient(t testing.TB, network, addr string) *redis.Client {
 // a unix socket in a private directory, without persistence.
 type redisServer struct {
 	Sock string // the socket path; clients use network "unix"
+	Addr string // a loopback TCP address, for the benchmarks ("loopback" as production's nearest case)
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -88,12 +90,25 @@ func startRedisServer(t testing.TB) *redisServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	s := &redisServer{Sock: filepath.Join(dir, "redis.sock")}
+	s := &redisServer{Sock: filepath.Join(dir, "redis.sock"), Addr: freeLoopbackAddr(t)}
 	t.Cleanup(s.Stop)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// freeLoopbackAddr returns a loopback TCP address no one listens on now.
+// Another process could take it before the server does; the server then
+// fails to start and the test says so.
+func freeLoopbackAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
 
 // Start starts the server (again) and waits until it answers PING.
@@ -104,8 +119,10 @@ func (s *redisServer) Start() error {
 		return nil
 	}
 	_ = os.Remove(s.Sock) // left behind by a killed server
+	_, port, _ := net.SplitHostPort(s.Addr)
 	cmd := exec.Command("redis-server",
-		"--port", "0",
+		"--port", port,
+		"--bind", "127.0.0.1",
 		"--unixsocket", s.Sock,
 		"--unixsocketperm", "700",
 		"--save", "",
