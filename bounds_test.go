@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,7 +10,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -356,6 +359,143 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 			}
 			if s := cr.ext.Stats(); s.Fetches[OutcomeOK] != hosts || s.LocalErrors != 0 {
 				t.Errorf("Stats: %d OK fetches, %d local errors; want %d and 0", s.Fetches[OutcomeOK], s.LocalErrors, hosts)
+			}
+		})
+	}
+}
+
+// ---- 3. redirect hops to paced hosts under Colly's request timeout ----
+
+// shiftedClock is the real clock set back by an offset until release is
+// called. A robots.txt fetched before release counts as a request that
+// started that long ago, so the first page need not wait a whole
+// Crawl-delay; every wait after release is a real one.
+type shiftedClock struct{ back atomic.Int64 }
+
+func (c *shiftedClock) now() time.Time { return time.Now().Add(-time.Duration(c.back.Load())) }
+func (c *shiftedClock) release()       { c.back.Store(0) }
+
+// arrivalLog records when each path first reached a server.
+type arrivalLog struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (a *arrivalLog) mark(path string) {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.at == nil {
+		a.at = map[string]time.Time{}
+	}
+	if _, ok := a.at[path]; !ok {
+		a.at[path] = now
+	}
+}
+
+func (a *arrivalLog) get(path string) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.at[path]
+	return t, ok
+}
+
+// TestBoundsRedirectHopToPacedHost proves that a same-host redirect
+// (/dir → /dir/) on a host with a Crawl-delay is followed under Colly's
+// default 10 s request timeout, with the delay holding at the server
+// between /dir and /dir/. With Crawl-delay: 1 the hop waits for its slot
+// inside the redirect chain (no error at all); with Crawl-delay: 11 the
+// wait does not fit the timeout, so the original request reaches OnError
+// once with an error wrapping ErrRedirectDeferred and the hop is re-issued
+// as a request of its own, reaching OnResponse. The collector has no
+// context deadline and no SetRequestTimeout: Colly's defaults.
+func TestBoundsRedirectHopToPacedHost(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		delay    time.Duration
+		deferred bool
+	}{
+		{"Crawl-delay 1: followed inside the chain", time.Second, false},
+		{"Crawl-delay 11: deferred and re-issued", 11 * time.Second, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.deferred && testing.Short() {
+				t.Skip("waits a real 11 s Crawl-delay")
+			}
+			clk := &shiftedClock{}
+			clk.back.Store(int64(tt.delay))
+			var seen arrivalLog
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				seen.mark(r.URL.Path)
+				switch r.URL.Path {
+				case "/robots.txt":
+					clk.release() // this fetch started tt.delay ago, as the Extension sees it
+					fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %g\n", tt.delay.Seconds())
+				case "/dir":
+					http.Redirect(w, r, "/dir/", http.StatusMovedPermanently)
+				default:
+					tinyPage(w)
+				}
+			}))
+			t.Cleanup(srv.Close)
+
+			c := colly.NewCollector() // Colly's defaults: 10 s timeout, no deadline
+			c.WithTransport(wireTo(t, srv))
+			ext := Apply(c, quiet(), WithClock(clk.now), WithHTTPClient(&http.Client{Transport: wireTo(t, srv)}))
+			var mu sync.Mutex
+			var errs []error
+			var responses []string
+			c.OnError(func(_ *colly.Response, err error) {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			})
+			c.OnResponse(func(r *colly.Response) {
+				mu.Lock()
+				responses = append(responses, r.Request.URL.Path)
+				mu.Unlock()
+			})
+			if err := c.Visit("http://paced.test/dir"); err != nil && !errors.Is(err, ErrRedirectDeferred) {
+				t.Errorf("Visit: %v", err)
+			}
+			c.Wait()
+
+			mu.Lock()
+			defer mu.Unlock()
+			dir, okDir := seen.get("/dir")
+			hop, okHop := seen.get("/dir/")
+			if !okDir || !okHop {
+				t.Fatalf("server saw /dir: %v, /dir/: %v (errors %v); want both", okDir, okHop, errs)
+			}
+			gap := hop.Sub(dir)
+			t.Logf("server-side gap /dir → /dir/: %v (Crawl-delay %v)", gap, tt.delay)
+			if gap < tt.delay {
+				t.Errorf("/dir/ arrived %v after /dir, want at least the Crawl-delay %v", gap, tt.delay)
+			}
+			if !slices.Equal(responses, []string{"/dir/"}) {
+				t.Errorf("OnResponse saw %q, want [/dir/]", responses)
+			}
+			var deferredErrs int
+			for _, err := range errs {
+				if errors.Is(err, ErrRedirectDeferred) {
+					deferredErrs++
+					var d *DeferredRedirectError
+					if !errors.As(err, &d) || !strings.HasSuffix(d.URL, "/dir/") {
+						t.Errorf("deferral error %v: want a *DeferredRedirectError for /dir/", err)
+					}
+				}
+			}
+			want := 0
+			if tt.deferred {
+				want = 1
+			}
+			if deferredErrs != want || len(errs) != want {
+				t.Errorf("OnError got %v; want exactly %d error(s) wrapping ErrRedirectDeferred", errs, want)
+			}
+			if got := ext.Stats().RedirectsDeferred; got != uint64(want) {
+				t.Errorf("Stats().RedirectsDeferred = %d, want %d", got, want)
 			}
 		})
 	}
