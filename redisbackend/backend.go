@@ -27,6 +27,12 @@ var ErrNoClient = errors.New("redisbackend: no redis client")
 // already past its KeepUntil when stored still serves the fleet briefly.
 const minRecordTTL = time.Minute
 
+// zeroMarkHold is how long a start booked with delay 0 on a host without
+// a pace is kept (see reserveScript): robotsext's default maximum
+// Crawl-delay, so that a first page request counts any delay up to it
+// from the robots.txt request.
+const zeroMarkHold = time.Minute
+
 // paceMargin is added to a pace key's life beyond its latest start plus
 // its delay: a request that waited for that start may come back late.
 const paceMargin = time.Second
@@ -217,7 +223,8 @@ func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration)
 	var waitUS int64
 	err := b.do(ctx, "reserve", key, func(ctx context.Context) error {
 		var err error
-		waitUS, err = reserveScript.Run(ctx, b.client, []string{key}, ceilDiv(delay, time.Microsecond), int64(paceMargin/time.Microsecond)).Int64()
+		waitUS, err = reserveScript.Run(ctx, b.client, []string{key}, ceilDiv(delay, time.Microsecond),
+			int64(paceMargin/time.Microsecond), int64(zeroMarkHold/time.Microsecond)).Int64()
 		return err
 	})
 	if err != nil {

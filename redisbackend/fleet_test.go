@@ -137,6 +137,8 @@ func TestEveryKeyHasTTL(t *testing.T) {
 	want := map[string]bool{
 		b.keys.record(origin): true, b.keys.lease("https://held.example"): true,
 		b.keys.pace("ttl.example"): true, b.keys.fleet(): true,
+		// Delay-0 bookings on hosts without a pace: kept as marks.
+		b.keys.pace("zero-only.example"): true, b.keys.pace("fleet0.example"): true,
 	}
 	for _, k := range keys {
 		ttl, err := c.PTTL(ctx, k).Result()
@@ -161,6 +163,9 @@ func TestEveryKeyHasTTL(t *testing.T) {
 	}
 	if ttl := c.PTTL(ctx, b.keys.pace("ttl.example")).Val(); ttl < time.Hour || ttl > 2*time.Hour+2*paceMargin {
 		t.Errorf("pace TTL %v; want the booked start (≈1h ahead) plus the delay (1h) and a margin", ttl)
+	}
+	if ttl := c.PTTL(ctx, b.keys.pace("zero-only.example")).Val(); ttl > zeroMarkHold+paceMargin {
+		t.Errorf("mark TTL %v; want at most %v", ttl, zeroMarkHold+paceMargin)
 	}
 }
 

@@ -56,15 +56,20 @@ return 1
 // burst of 1, the "latest start" model. Time is Redis's own (TIME), never
 // the caller's, so clock skew between workers cannot shorten a gap.
 //
-//	KEYS[1] pace key; ARGV[1] delay in µs (≥ 0), ARGV[2] margin in µs
+//	KEYS[1] pace key; ARGV[1] delay in µs (≥ 0), ARGV[2] margin in µs,
+//	ARGV[3] how long a start booked with delay 0 on a host without a
+//	pace is kept, in µs
 //
 // The pace key holds "latest delay": the latest booked start and the
 // latest positive delay, in µs (exact in Lua's doubles until the year
 // 2255). A delay > 0 books max(now, latest+delay); a delay of 0 books
-// max(now, latest) and keeps the stored delay, and on a host without a
-// pace it books nothing. The key expires when it stops mattering: its
-// start plus its delay, plus the margin. The script returns the wait,
-// booked start − now, in µs.
+// max(now, latest) and keeps the stored delay. On a host without a pace,
+// a delay of 0 books now and keeps it for ARGV[3]: the Extension books
+// its robots.txt request so, before it knows the delay, and the host's
+// first page request must count its delay from it. The key expires when
+// it stops mattering: its start plus its delay (or ARGV[3] for such a
+// mark), plus the margin. The script returns the wait, booked start −
+// now, in µs.
 var reserveScript = redis.NewScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -80,10 +85,7 @@ if v then
   end
 end
 if latest == nil or kept == nil then
-  if delay == 0 then
-    return 0
-  end
-  latest, kept = now - delay, delay
+  latest, kept = now - delay, 0
 end
 if delay > 0 then
   kept = delay
@@ -92,7 +94,11 @@ local start = latest + delay
 if start < now then
   start = now
 end
-local ttl = math.ceil((start - now + kept + tonumber(ARGV[2])) / 1000)
+local hold = kept
+if hold == 0 then
+  hold = tonumber(ARGV[3])
+end
+local ttl = math.ceil((start - now + hold + tonumber(ARGV[2])) / 1000)
 redis.call('SET', KEYS[1], string.format('%.0f %.0f', start, kept), 'PX', string.format('%.0f', ttl))
 return start - now
 `)

@@ -1,0 +1,270 @@
+package redisbackend
+
+// Multi-process tests: the test binary re-runs itself as worker processes
+// (see worker_test.go) that crawl loopback sites with a Crawl-delay (see
+// site_test.go) through one real Redis. The checks are on the server
+// side: how many robots.txt requests each site saw, and the gaps between
+// arrivals, robots.txt included. Gaps are checked as lower bounds only,
+// the delay minus gapSlack, which absorbs the difference between when a
+// worker's booked start comes and when its request reaches the server
+// (scheduling, a new connection): a few ms here, 40 ms allowed.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	// testDelay is the sites' Crawl-delay: short for quick tests, long
+	// against scheduling noise.
+	testDelay = 250 * time.Millisecond
+	// gapSlack is how much shorter than the delay a gap may look.
+	gapSlack = 40 * time.Millisecond
+)
+
+// worker is one worker process.
+type worker struct {
+	id     string
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	done   chan error
+}
+
+// fleetConfig describes the workers of one run.
+type fleetConfig struct {
+	redis   string // envRedis value; "" runs the control crawl without a backend
+	sites   []*site
+	pages   int           // per site and worker
+	timeout time.Duration // robots.txt fetch timeout; 0: 2 s
+}
+
+// startWorker starts worker id with clock skew.
+func startWorker(t *testing.T, cfg fleetConfig, id string, skew time.Duration) *worker {
+	t.Helper()
+	urls := make([]string, len(cfg.sites))
+	for i, s := range cfg.sites {
+		urls[i] = s.URL
+	}
+	timeout := cfg.timeout
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	w := &worker{id: id, done: make(chan error, 1)}
+	w.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	w.cmd.Env = append(os.Environ(),
+		envWorker+"="+id,
+		envRedis+"="+cfg.redis,
+		envSites+"="+strings.Join(urls, ","),
+		envPages+"="+itoa(cfg.pages),
+		envSkew+"="+skew.String(),
+		envTimeout+"="+timeout.String(),
+	)
+	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.done <- w.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = w.cmd.Process.Kill()
+		<-w.done
+		w.done <- nil
+	})
+	return w
+}
+
+// wait waits for w to exit and returns its report; it fails t when the
+// worker failed, panicked or took over a minute.
+func (w *worker) wait(t *testing.T) workerReport {
+	t.Helper()
+	select {
+	case err := <-w.done:
+		w.done <- err // for the cleanup
+		if err != nil || strings.Contains(w.stderr.String(), "panic") {
+			t.Fatalf("worker %s: %v\nstderr:\n%s", w.id, err, w.stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("worker %s still running after a minute\nstdout:\n%s", w.id, w.stdout.String())
+	}
+	var rep workerReport
+	for line := range strings.SplitSeq(w.stdout.String(), "\n") {
+		if js, ok := strings.CutPrefix(line, "report "); ok {
+			if err := json.Unmarshal([]byte(js), &rep); err != nil {
+				t.Fatalf("worker %s report: %v", w.id, err)
+			}
+			return rep
+		}
+	}
+	t.Fatalf("worker %s printed no report\nstdout:\n%s\nstderr:\n%s", w.id, w.stdout.String(), w.stderr.String())
+	return rep
+}
+
+// runFleet starts n workers (clock skews as given, cycled) and waits for
+// their reports.
+func runFleet(t *testing.T, cfg fleetConfig, n int, skews ...time.Duration) []workerReport {
+	t.Helper()
+	ws := make([]*worker, n)
+	for i := range n {
+		var skew time.Duration
+		if len(skews) > 0 {
+			skew = skews[i%len(skews)]
+		}
+		ws[i] = startWorker(t, cfg, "w"+itoa(i+1), skew)
+	}
+	reps := make([]workerReport, n)
+	for i, w := range ws {
+		reps[i] = w.wait(t)
+	}
+	return reps
+}
+
+// checkReports fails t unless every worker fetched all its pages without
+// errors.
+func checkReports(t *testing.T, reps []workerReport, pages int) {
+	t.Helper()
+	for _, r := range reps {
+		if r.Fetched != pages || len(r.Errors) > 0 {
+			t.Errorf("worker %s fetched %d of %d pages; errors %q", r.ID, r.Fetched, pages, r.Errors)
+		}
+	}
+}
+
+// checkPolite fails t unless each site saw one robots.txt request
+// (robots of them when given) and no gap shorter than the delay minus
+// gapSlack; it logs the gaps.
+func checkPolite(t *testing.T, sites []*site, robots int) {
+	t.Helper()
+	for _, s := range sites {
+		gaps, short := s.gaps(gapSlack)
+		t.Logf("site %s: %d robots.txt requests; %s", s.URL, s.robotsRequests(), gapSummary(gaps))
+		if n := s.robotsRequests(); n != robots {
+			t.Errorf("site %s saw %d robots.txt requests; want %d", s.URL, n, robots)
+		}
+		if len(short) > 0 {
+			var tl []string
+			as := s.snapshot()
+			for _, a := range as {
+				tl = append(tl, fmt.Sprintf("%8v %s %s", a.at.Sub(as[0].at).Round(time.Millisecond), workerOf(a.worker), a.path))
+			}
+			t.Logf("arrivals at %s:\n  %s", s.URL, strings.Join(tl, "\n  "))
+			t.Errorf("site %s (Crawl-delay %v) saw %d gaps shorter than %v:\n  %s",
+				s.URL, s.delay, len(short), s.delay-gapSlack, strings.Join(short, "\n  "))
+		}
+	}
+}
+
+// TestMultiProcess: four worker processes over one real Redis crawl two
+// sites: each site sees one robots.txt request, and its Crawl-delay is
+// kept across the processes. The control run, the same workers without
+// the backend, must fail the same check.
+func TestMultiProcess(t *testing.T) {
+	t.Parallel()
+	const workers, pages = 4, 4
+	t.Run("shared", func(t *testing.T) {
+		t.Parallel()
+		srv := startRedisServer(t)
+		sites := []*site{newSite(t, testDelay, false), newSite(t, testDelay, false)}
+		cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: sites, pages: pages}
+		reps := runFleet(t, cfg, workers)
+		checkReports(t, reps, pages*len(sites))
+		t.Logf("reports: %+v", reps)
+		checkPolite(t, sites, 1)
+		var fetches uint64
+		for _, r := range reps {
+			fetches += r.RobotsFetches
+		}
+		if fetches != uint64(len(sites)) {
+			t.Errorf("the workers fetched robots.txt %d times in all; want once per site (%d)", fetches, len(sites))
+		}
+	})
+	t.Run("control without the backend", func(t *testing.T) {
+		t.Parallel()
+		sites := []*site{newSite(t, testDelay, false)}
+		reps := runFleet(t, fleetConfig{sites: sites, pages: pages}, workers)
+		checkReports(t, reps, pages)
+		_, short := sites[0].gaps(gapSlack)
+		t.Logf("control: %d robots.txt requests, %d gaps shorter than %v", sites[0].robotsRequests(), len(short), testDelay-gapSlack)
+		if len(short) == 0 || sites[0].robotsRequests() == 1 {
+			t.Errorf("the control crawl without a backend passed the politeness check; the check proves nothing")
+		}
+	})
+}
+
+// TestMultiProcessSkewedClocks: workers whose clocks are 5 s ahead or
+// behind keep the gaps, since the pace is timed by Redis's clock.
+func TestMultiProcessSkewedClocks(t *testing.T) {
+	t.Parallel()
+	const workers, pages = 4, 4
+	srv := startRedisServer(t)
+	sites := []*site{newSite(t, testDelay, false)}
+	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: sites, pages: pages}
+	reps := runFleet(t, cfg, workers, -5*time.Second, 5*time.Second, 0, 5*time.Second)
+	checkReports(t, reps, pages)
+	checkPolite(t, sites, 1)
+}
+
+// TestMultiProcessLeaseHolderKilled: the worker holding a site's
+// robots.txt lease is killed (SIGKILL) while its fetch hangs. The others
+// wait for the lease to expire, never fetching meanwhile, then one of
+// them fetches robots.txt again and the crawl goes on.
+func TestMultiProcessLeaseHolderKilled(t *testing.T) {
+	t.Parallel()
+	const pages = 3
+	// The holder's lease lives its fetch timeout plus robotsext's
+	// 5 s margin.
+	const holderTimeout = time.Second
+	const lease = holderTimeout + 5*time.Second
+	srv := startRedisServer(t)
+	s := newSite(t, testDelay, true)
+	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages, timeout: holderTimeout}
+
+	holder := startWorker(t, cfg, "holder", 0)
+	select {
+	case <-s.robotsStalled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first worker never asked for robots.txt")
+	}
+	var ws []*worker
+	for _, id := range []string{"w1", "w2", "w3"} {
+		ws = append(ws, startWorker(t, cfg, id, 0))
+	}
+	time.Sleep(300 * time.Millisecond) // the others are waiting on the lease
+	if err := holder.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := time.Now()
+	var reps []workerReport
+	for _, w := range ws {
+		reps = append(reps, w.wait(t))
+	}
+	checkReports(t, reps, pages)
+
+	as := s.snapshot()
+	var robots []time.Time
+	for _, a := range as {
+		if a.path == "/robots.txt" {
+			robots = append(robots, a.at)
+		}
+	}
+	if len(robots) != 2 {
+		t.Fatalf("%d robots.txt requests; want 2 (the killed holder's and its successor's)", len(robots))
+	}
+	// Lower bound with a second of slack: the successor came once the
+	// dead holder's lease had run out, not before.
+	if got := robots[1].Sub(robots[0]); got < lease-time.Second {
+		t.Errorf("the successor fetched robots.txt %v after the holder; want at least the lease (%v) minus 1 s", got, lease)
+	}
+	t.Logf("holder killed %v after its robots.txt request; the successor's came %v after it",
+		killedAt.Sub(robots[0]).Round(time.Millisecond), robots[1].Sub(robots[0]).Round(time.Millisecond))
+	checkPolite(t, []*site{s}, 2)
+}
+
+// itoa is strconv.Itoa, short.
+func itoa(i int) string { return strconv.Itoa(i) }
