@@ -1,7 +1,10 @@
 package robotsext
 
 import (
+	"bufio"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -535,59 +539,140 @@ func spin(n int) (stop func()) {
 // check a lower bound; there is no upper bound.
 const wireSlack = 2 * time.Millisecond
 
+// arrivalServerEnv makes the test binary, run again, serve as the
+// arrival server of TestBoundsPaceAtTheWireUnderCPULoad.
+const arrivalServerEnv = "ROBOTSEXT_ARRIVAL_SERVER"
+
+// arrival is one request as the arrival server saw it.
+type arrival struct {
+	Path string
+	At   int64 // UnixNano, read at handler entry
+}
+
+// TestBoundsArrivalServer is not a test of its own: it is the server of
+// TestBoundsPaceAtTheWireUnderCPULoad, run in a process of its own so that
+// the goroutines spinning in the crawler's process cannot delay the
+// server's clock readings (in one process they shifted arrivals by up to
+// 100 ms, measuring the Go scheduler, not the pace). It serves robots.txt
+// with Crawl-delay: 0.1 and tiny pages, records arrivals, answers
+// /arrivals with them, prints its address and exits when stdin closes.
+func TestBoundsArrivalServer(t *testing.T) {
+	if os.Getenv(arrivalServerEnv) != "1" {
+		t.Skip("the arrival server of TestBoundsPaceAtTheWireUnderCPULoad, run as its own process")
+	}
+	var mu sync.Mutex
+	var seen []arrival
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now().UnixNano()
+		switch r.URL.Path {
+		case "/arrivals":
+			mu.Lock()
+			defer mu.Unlock()
+			json.NewEncoder(w).Encode(seen)
+			return
+		case "/robots.txt":
+			io.WriteString(w, "User-agent: *\nCrawl-delay: 0.1\n")
+		default:
+			tinyPage(w)
+		}
+		mu.Lock()
+		seen = append(seen, arrival{r.URL.Path, now})
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	fmt.Println(srv.Listener.Addr().String())
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// arrivalServer starts TestBoundsArrivalServer in a process of its own and
+// returns its address and a function fetching what it saw.
+func arrivalServer(t *testing.T) (addr string, arrivals func() []arrival) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBoundsArrivalServer$")
+	cmd.Env = append(os.Environ(), arrivalServerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("arrival server: %v", err)
+	}
+	addr = strings.TrimSpace(line)
+	return addr, func() []arrival {
+		resp, err := http.Get("http://" + addr + "/arrivals")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var seen []arrival
+		if err := json.NewDecoder(resp.Body).Decode(&seen); err != nil {
+			t.Fatal(err)
+		}
+		slices.SortFunc(seen, func(a, b arrival) int { return cmp.Compare(a.At, b.At) })
+		return seen
+	}
+}
+
 // TestBoundsPaceAtTheWireUnderCPULoad proves that the Crawl-delay holds
-// between the moments requests reach the server while every CPU is busy:
-// GOMAXPROCS×2 goroutines spin during the crawl, an Async collector with
-// Parallelism 4 fetches 8 pages of a host asking for Crawl-delay: 0.1, and
-// every consecutive pair of server-side arrivals (robots.txt included, as
-// it counts as the host's first request) is at least 100 ms − wireSlack
-// apart. Three rounds, each with a fresh server and collector. Not
-// parallel: it loads the CPU and measures time.
+// between the moments requests reach the server while every CPU of the
+// crawler's process is busy: GOMAXPROCS×2 goroutines spin during the
+// crawl, an Async collector with Parallelism 4 fetches 8 pages of a host
+// asking for Crawl-delay: 0.1, and every consecutive pair of server-side
+// arrivals (robots.txt included, as it counts as the host's first
+// request) is at least 100 ms − wireSlack apart. Three rounds, each with
+// a fresh server process and collector. Not parallel: it loads the CPU
+// and measures time.
 func TestBoundsPaceAtTheWireUnderCPULoad(t *testing.T) {
-	t.Skip("bug: under CPU load the gate records the planned slot, not the actual start (see the report); diagnosis in progress")
+	if os.Getenv("ROBOTSEXT_BUG_TESTS") != "1" {
+		t.Skip("bug: under CPU load requests reach the server as little as 20-45 ms apart for Crawl-delay 0.1 " +
+			"(the gate in OnRequestHeaders spaces clock readings, not wire starts: Colly's and net/http's goroutines " +
+			"run tens of ms later, and gate records its planned slot, not when it passed); run with ROBOTSEXT_BUG_TESTS=1")
+	}
 	const delay, pages, rounds = 100 * time.Millisecond, 8, 3
 	minGap := time.Duration(1<<63 - 1)
 	for round := 1; round <= rounds; round++ {
-		var mu sync.Mutex
-		var times []time.Time
-		var paths []string
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			now := time.Now()
-			mu.Lock()
-			times, paths = append(times, now), append(paths, r.URL.Path)
-			mu.Unlock()
-			if r.URL.Path == "/robots.txt" {
-				io.WriteString(w, "User-agent: *\nCrawl-delay: 0.1\n")
-				return
-			}
-			tinyPage(w)
-		}))
-		cr := newCrawler(t, srv, true)
-		if err := cr.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+		addr, arrivals := arrivalServer(t)
+		tr := func() *http.Transport {
+			tr := &http.Transport{DialContext: dialTo(addr), MaxIdleConnsPerHost: 2}
+			t.Cleanup(tr.CloseIdleConnections)
+			return tr
+		}
+		c := colly.NewCollector(colly.Async(true), colly.StdlibContext(crawlContext(t)))
+		c.WithTransport(tr())
+		Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tr()}))
+		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
 			t.Fatal(err)
 		}
 		stop := spin(runtime.GOMAXPROCS(0) * 2)
-		var urls []string
 		for i := 1; i <= pages; i++ {
-			urls = append(urls, fmt.Sprintf("http://busy.test/p%d", i))
-		}
-		cr.visit(t, urls...)
-		stop()
-		cr.hangUp(srv)
-		srv.Close()
-
-		mu.Lock()
-		if len(times) != pages+1 || paths[0] != "/robots.txt" {
-			t.Fatalf("round %d: server saw %q, want /robots.txt then %d pages", round, paths, pages)
-		}
-		for i := 1; i < len(times); i++ {
-			gap := times[i].Sub(times[i-1])
-			minGap = min(minGap, gap)
-			if gap < delay-wireSlack {
-				t.Errorf("round %d: %s arrived %v after %s; want at least %v − %v", round, paths[i], gap, paths[i-1], delay, wireSlack)
+			if err := c.Visit(fmt.Sprintf("http://busy.test/p%d", i)); err != nil {
+				t.Errorf("Visit: %v", err)
 			}
 		}
-		mu.Unlock()
+		c.Wait()
+		stop()
+
+		seen := arrivals()
+		if len(seen) != pages+1 || seen[0].Path != "/robots.txt" {
+			t.Fatalf("round %d: server saw %v, want /robots.txt then %d pages", round, seen, pages)
+		}
+		for i := 1; i < len(seen); i++ {
+			gap := time.Duration(seen[i].At - seen[i-1].At)
+			minGap = min(minGap, gap)
+			if gap < delay-wireSlack {
+				t.Errorf("round %d: %s arrived %v after %s; want at least %v − %v", round, seen[i].Path, gap, seen[i-1].Path, delay, wireSlack)
+			}
+		}
 	}
 	t.Logf("smallest server-side gap over %d rounds of %d pages under CPU load: %v (Crawl-delay %v)", rounds, pages, minGap, delay)
 }
