@@ -98,7 +98,7 @@ func TestIssue10AttachControl(t *testing.T) {
 		t.Errorf("robots.txt requested %d times, want 2 (one per Extension)", n)
 	}
 	_, minGap := accGaps(s.all())
-	if minGap >= accAttachDelay-accSlack-accGateOverrun {
+	if minGap >= accAttachDelay-accSlack-accGateOverrun(accAttachDelay) {
 		t.Errorf("smallest gap %v: two Extensions kept the Crawl-delay %v between them, so the control proves nothing", minGap, accAttachDelay)
 	}
 	t.Logf("control: %d robots.txt requests, smallest gap %v (Crawl-delay %v)", len(s.robotsHits()), minGap, accAttachDelay)

@@ -82,7 +82,7 @@ func TestIssue10SharedMemoryBackend(t *testing.T) {
 		accCrawlTwo(t, s)
 		n := len(s.robotsHits())
 		_, minGap := accGaps(s.all())
-		if n != 2 || minGap >= accSharedDelay-accSlack-accGateOverrun {
+		if n != 2 || minGap >= accSharedDelay-accSlack-accGateOverrun(accSharedDelay) {
 			t.Errorf("control: %d robots.txt requests, smallest gap %v: want 2 and a gap below the delay, or the shared checks prove nothing", n, minGap)
 		}
 		t.Logf("control: %d robots.txt requests, smallest gap %v (Crawl-delay %v)", n, minGap, accSharedDelay)
