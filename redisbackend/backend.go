@@ -53,6 +53,8 @@ type Backend struct {
 	br     breaker
 	fleet  fleet
 
+	failedAt atomic.Int64 // cfg.now of the latest failed call, Unix ns; 0: none
+
 	calls    atomic.Uint64
 	errs     atomic.Uint64
 	rejected atomic.Uint64
@@ -121,6 +123,7 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 		return ctx.Err()
 	default:
 		b.errs.Add(1)
+		b.failedAt.Store(b.cfg.now().UnixNano())
 		b.br.record(failure)
 		b.maybeBeat() // so that a beat is due when Redis returns
 		return fmt.Errorf("redisbackend: %s %s: %w", op, key, err)
@@ -216,10 +219,15 @@ func (b *Backend) Store(ctx context.Context, origin string, l robotsext.Lease, r
 
 // Reserve implements robotsext.Backend with one script (GCRA with a burst
 // of 1) timed by Redis's clock; see reserveScript. Delays are rounded up
-// to the microsecond, so a gap is never shortened.
+// to the microsecond, so a gap is never shortened. Within the recovery
+// grace after a failed call (WithRecoveryGrace), delays are multiplied by
+// FleetSize.
 func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration) (time.Duration, error) {
 	key := b.keys.pace(host)
 	delay = max(delay, 0)
+	if delay > 0 && b.inGrace() {
+		delay *= time.Duration(b.FleetSize())
+	}
 	var waitUS int64
 	err := b.do(ctx, "reserve", key, func(ctx context.Context) error {
 		var err error
@@ -231,6 +239,12 @@ func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration)
 		return 0, err
 	}
 	return time.Duration(max(waitUS, 0)) * time.Microsecond, nil
+}
+
+// inGrace reports whether a call failed within the recovery grace.
+func (b *Backend) inGrace() bool {
+	at := b.failedAt.Load()
+	return at != 0 && b.cfg.grace > 0 && time.Duration(b.cfg.now().UnixNano()-at) < b.cfg.grace
 }
 
 // maxScriptInt bounds the integers given to scripts: Lua numbers are

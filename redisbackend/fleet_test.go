@@ -178,3 +178,30 @@ func sampleRecordForTTL() *robotsext.Record {
 		Expires: now.Add(24 * time.Hour),
 	}
 }
+
+// TestFleetSizeSurvivesRestart: a Redis restarted empty makes the next
+// beats count fewer workers; FleetSize keeps the larger count for four
+// beats, by which time every live worker has beaten again.
+func TestFleetSizeSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	var f fleet
+	steps := []struct {
+		n    int64
+		want int
+	}{
+		{3, 3}, {3, 3},
+		{1, 3}, // Redis restarted empty (after an outage of any length): only this worker so far
+		{2, 3}, // refilling
+		{3, 3}, // all back
+		{2, 3}, // one worker left: the drop waits for four beats…
+		{2, 3}, {2, 3},
+		{2, 2}, // …and then shows
+		{5, 5}, // growth shows at once
+	}
+	for i, st := range steps {
+		f.learn(st.n)
+		if got := f.size(); got != st.want {
+			t.Fatalf("step %d: size %d; want %d", i, got, st.want)
+		}
+	}
+}

@@ -268,3 +268,81 @@ func TestMultiProcessLeaseHolderKilled(t *testing.T) {
 
 // itoa is strconv.Itoa, short.
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// maxInWindow returns the most arrivals within any half-open window of
+// length w.
+func maxInWindow(as []arrival, w time.Duration) int {
+	most := 0
+	for i := range as {
+		n := 0
+		for j := i; j < len(as) && as[j].at.Sub(as[i].at) < w; j++ {
+			n++
+		}
+		most = max(most, n)
+	}
+	return most
+}
+
+// TestMultiProcessRedisRestart: Redis is killed mid-crawl and started
+// again (empty: no persistence). The crawl goes on without a panic or a
+// dropped page: the workers keep obeying the robots.txt they hold, pace
+// locally at the delay times the fleet size while Redis is away, and
+// share the pace again once it is back. Politeness is checked as a rate:
+// no window of fleet × delay holds more than fleet + 2 requests (the
+// fleet's own share, plus one for the switch to local pacing and one for
+// the pace the restarted Redis forgot; measured maxima are logged).
+func TestMultiProcessRedisRestart(t *testing.T) {
+	t.Parallel()
+	const workers, pages = 3, 8
+	srv := startRedisServer(t)
+	s := newSite(t, testDelay, false)
+	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages}
+	ws := make([]*worker, workers)
+	for i := range ws {
+		ws[i] = startWorker(t, cfg, "w"+itoa(i+1), 0)
+	}
+	// Let the fleet settle into the shared pace, then take Redis away.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(s.snapshot()) < 7 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	srv.Stop()
+	downAt := time.Now()
+	time.Sleep(1500 * time.Millisecond)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	upAt := time.Now()
+	var reps []workerReport
+	var backendErrs uint64
+	for _, w := range ws {
+		r := w.wait(t)
+		reps = append(reps, r)
+		backendErrs += r.BackendErrors
+	}
+	checkReports(t, reps, pages)
+	if backendErrs == 0 {
+		t.Errorf("no worker saw a backend error: Redis was not away during the crawl")
+	}
+	if n := s.robotsRequests(); n != 1 {
+		t.Errorf("%d robots.txt requests; want 1 (the workers keep what they hold)", n)
+	}
+
+	as := s.snapshot()
+	window := workers * testDelay
+	most := maxInWindow(as, window)
+	var during []arrival
+	for _, a := range as {
+		if !a.at.Before(downAt) && a.at.Before(upAt) {
+			during = append(during, a)
+		}
+	}
+	gaps, short := s.gaps(gapSlack)
+	t.Logf("Redis down for %v: %d requests meanwhile (a shared pace allows %d); %s; %d gaps below %v; at most %d requests in any %v",
+		upAt.Sub(downAt).Round(time.Millisecond), len(during), int(upAt.Sub(downAt)/testDelay)+1,
+		gapSummary(gaps), len(short), testDelay-gapSlack, most, window)
+	if most > workers+2 {
+		t.Errorf("%d requests within %v (fleet %d × Crawl-delay %v); want at most %d:\n  %s",
+			most, window, workers, testDelay, workers+2, strings.Join(short, "\n  "))
+	}
+}

@@ -16,6 +16,9 @@ const (
 	// DefaultBreakerCoolDown is how long an open breaker fails calls
 	// before it lets a probe through.
 	DefaultBreakerCoolDown = 2 * time.Second
+	// DefaultRecoveryGrace is how long after a failed call Reserve keeps
+	// multiplying delays by FleetSize (see WithRecoveryGrace).
+	DefaultRecoveryGrace = 15 * time.Second
 	// DefaultHeartbeat is how often a Backend in use renews its entry in
 	// the fleet set. An entry older than three heartbeats is pruned.
 	DefaultHeartbeat = 5 * time.Second
@@ -30,6 +33,7 @@ type config struct {
 	failures  int
 	coolDown  time.Duration
 	heartbeat time.Duration // < 0: no heartbeat
+	grace     time.Duration // < 0: none
 	workerID  string
 	now       func() time.Time
 }
@@ -41,6 +45,7 @@ func newConfig(opts []Option) config {
 		failures:  DefaultBreakerFailures,
 		coolDown:  DefaultBreakerCoolDown,
 		heartbeat: DefaultHeartbeat,
+		grace:     DefaultRecoveryGrace,
 		now:       time.Now,
 	}
 	for _, o := range opts {
@@ -109,6 +114,24 @@ func WithHeartbeat(d time.Duration) Option {
 			d = DefaultHeartbeat
 		}
 		c.heartbeat = d
+	}
+}
+
+// WithRecoveryGrace sets how long after a failed call Reserve books each
+// host's delay multiplied by FleetSize, 15 s by default (0 restores it, a
+// negative d turns it off). While Redis is away each worker paces locally
+// at that multiple; the workers do not come back to Redis at the same
+// moment (the Extension retries a failed backend after a cool-down of its
+// own, 5 s), and one booking the plain delay in Redis while the others
+// still pace locally would send the host more than its Crawl-delay
+// allows. The grace keeps every worker at the fleet's share until all are
+// back; it costs a few seconds of slower pacing after an outage.
+func WithRecoveryGrace(d time.Duration) Option {
+	return func(c *config) {
+		if d == 0 {
+			d = DefaultRecoveryGrace
+		}
+		c.grace = d
 	}
 }
 
