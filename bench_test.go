@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/temoto/robotstxt"
 )
@@ -168,16 +169,38 @@ func benchParse(b *testing.B, name string, files [][]byte) {
 }
 
 // measureAlloc runs fn b.N times and returns the bytes allocated per run.
+// It also reports the process's CPU time per run (see processCPU).
 func measureAlloc(b *testing.B, fn func()) float64 {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu := processCPU()
 	b.ResetTimer()
 	for range b.N {
 		fn()
 	}
 	b.StopTimer()
+	reportCPU(b, cpu, b.N)
 	runtime.ReadMemStats(&after)
 	return float64(after.TotalAlloc-before.TotalAlloc) / float64(b.N)
+}
+
+// reportCPU reports the CPU time used since start, per operation, as
+// "cpu-ns/op": on a busy machine it is steadier than the wall time.
+func reportCPU(b *testing.B, start time.Duration, n int) {
+	if now := processCPU(); now > 0 && n > 0 {
+		b.ReportMetric(float64(now-start)/float64(n), "cpu-ns/op")
+	}
+}
+
+// loopCPU runs fn b.N times with b.Loop and reports its CPU time per call.
+func loopCPU(b *testing.B, fn func(i int)) {
+	b.ReportAllocs()
+	cpu := processCPU()
+	n := 0
+	for ; b.Loop(); n++ {
+		fn(n)
+	}
+	reportCPU(b, cpu, n)
 }
 
 // A check is one question to an already parsed file. temoto is asked as
@@ -212,18 +235,16 @@ func benchCheck(b *testing.B, name string, inputs []benchInput) {
 		b.Skip("no questions")
 	}
 	b.Run(name+"/robotsext", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
+		loopCPU(b, func(i int) {
 			q := &qs[i%len(qs)]
 			_ = q.ours.Check(benchAgent, q.url)
-		}
+		})
 	})
 	b.Run(name+"/temoto", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
+		loopCPU(b, func(i int) {
 			q := &qs[i%len(qs)]
 			_ = q.theirs.TestAgent(q.url, benchAgent)
-		}
+		})
 	})
 }
 
@@ -268,4 +289,47 @@ func BenchmarkCheckPathological(b *testing.B) {
 			_ = t.TestAgent(url, benchAgent)
 		}
 	})
+}
+
+// worstCaseInputs are the hostile shapes whose parse must stay bounded: one
+// group filling 500 KiB, one 500 KiB line, 50,000 rules, and 100,000
+// user-agent lines.
+func worstCaseInputs() []benchInput {
+	var group, rules, agents strings.Builder
+	group.WriteString("User-agent: *\n")
+	for i := 0; group.Len() < 500<<10; i++ {
+		if i%8 == 0 {
+			fmt.Fprintf(&group, "Disallow: /*/print%d/*.html$\n", i)
+		} else {
+			fmt.Fprintf(&group, "Disallow: /catalog/%d/item-%d/\n", i%97, i)
+		}
+	}
+	rules.WriteString("User-agent: *\n")
+	for i := range 50_000 {
+		fmt.Fprintf(&rules, "Disallow: /p%d/*q%d\nAllow: /p%d/\n", i, i, i)
+	}
+	for i := range 100_000 {
+		fmt.Fprintf(&agents, "User-agent: bot%s\n", letters(i))
+	}
+	agents.WriteString("Disallow: /x\n")
+	urls := []string{"/", "/catalog/5/item-100/x", "/a/print8/b.html", "/p49999/aq49999", "/p123/z", "/x"}
+	return []benchInput{
+		{"group500KiB", []byte(group.String()), urls},
+		{"line500KiB", []byte("User-agent: *\nDisallow: /" + strings.Repeat("a", 500<<10)), urls},
+		{"rules50k", []byte(rules.String()), urls},
+		{"agents100k", []byte(agents.String()), urls},
+	}
+}
+
+// The worst cases may not get slower than before (issue 12).
+func BenchmarkParseWorstCase(b *testing.B) {
+	for _, in := range worstCaseInputs() {
+		benchParse(b, in.name, [][]byte{in.robots})
+	}
+}
+
+func BenchmarkCheckWorstCase(b *testing.B) {
+	for _, in := range worstCaseInputs() {
+		benchCheck(b, in.name, []benchInput{in})
+	}
 }

@@ -2,7 +2,6 @@ package robotsext
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -159,21 +158,7 @@ func (p *Policy) compile() {
 // line stays), links each pattern to its longest proper prefix in rs, and
 // returns how many rules remain.
 func (p *Policy) compileLiterals(rs []rule) int {
-	// parent is free until the links are made: it holds the pattern's
-	// first four octets as an order-preserving key that settles most
-	// comparisons without touching the text.
-	for i := range rs {
-		rs[i].parent = int32(prefixKey(p.pattern(rs[i])) ^ 1<<31)
-	}
-	slices.SortFunc(rs, func(a, b rule) int {
-		if a.parent != b.parent {
-			return cmp.Compare(a.parent, b.parent)
-		}
-		if c := strings.Compare(p.pattern(a), p.pattern(b)); c != 0 {
-			return c
-		}
-		return int(a.line) - int(b.line)
-	})
+	p.sortLiterals(rs, 0)
 	rs = slices.CompactFunc(rs, func(a, b rule) bool { return p.pattern(a) == p.pattern(b) })
 	var stack []int32 // chain of prefixes of the current pattern
 	for i := range rs {
@@ -190,18 +175,58 @@ func (p *Policy) compileLiterals(rs []rule) int {
 	return len(rs)
 }
 
-// prefixKey packs the first four octets of s, big-endian and zero-padded,
-// so that keys compare as the strings' prefixes do (patterns hold no NUL).
-func prefixKey(s string) uint32 {
-	var k uint32
-	for i := range 4 {
-		k <<= 8
-		if i < len(s) {
-			k |= uint32(s[i])
+// sortLiterals sorts rs by pattern, then line, given that all patterns of
+// rs agree on their first depth octets. It is a most-significant-first
+// radix sort whose digits are six octets wide: each level sorts by an
+// order-preserving 48-bit key of the next six octets (so comparisons touch
+// neither the text nor a second word), then sorts each run of equal keys
+// one level deeper. Until the parent links are made, parent and the upper
+// half of n are free to hold the key; n itself fits in 16 bits (see
+// maxPatternLen).
+func (p *Policy) sortLiterals(rs []rule, depth int) {
+	for i := range rs {
+		r := &rs[i]
+		n := r.n & 0xFFFF
+		k := prefix8(p.text[r.off+uint32(depth):r.off+n]) >> 16
+		r.n = n | uint32(k>>32)<<16
+		r.parent = int32(uint32(k))
+	}
+	sortRules(rs)
+	for start := 0; start < len(rs); {
+		end := start + 1
+		for end < len(rs) && ruleKey(&rs[end]) == ruleKey(&rs[start]) {
+			end++
+		}
+		// Equal keys: the patterns agree on six more octets, or they are
+		// equal and no longer (patterns hold no NUL) and already in line
+		// order.
+		if end-start > 1 && longerThan(rs[start:end], depth+6) {
+			p.sortLiterals(rs[start:end], depth+6)
+		}
+		start = end
+	}
+	for i := range rs {
+		rs[i].n &= 0xFFFF
+	}
+}
+
+// longerThan reports whether a pattern of rs is longer than n octets (the
+// key is masked off n).
+func longerThan(rs []rule, n int) bool {
+	for i := range rs {
+		if int(rs[i].n&0xFFFF) > n {
+			return true
 		}
 	}
-	return k
+	return false
 }
+
+// maxPatternLen bounds a stored pattern: a line's value with every octet
+// percent-encoded. It must fit in 16 bits (compileLiterals borrows the rest
+// of rule.n); the constant conversion below fails to compile otherwise.
+const maxPatternLen = 3 * maxLineLen
+
+const _ uint16 = maxPatternLen
 
 // octetMask is a 64-bit summary of the octets a wildcard pattern needs in a
 // path (every octet but '*' and a final '$'). A path whose own mask lacks one
@@ -282,10 +307,11 @@ func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 	}
 	allow, disallow := noMatch, noMatch
 	var mask uint64
+	pk := prefix8(path)
 	for i := range sel.n {
 		sp := &p.groups[p.groupAt(sel, i)].spans
-		p.bestLiteral(sp[allowLit], path, &allow)
-		p.bestLiteral(sp[disallowLit], path, &disallow)
+		p.bestLiteral(sp[allowLit], path, pk, &allow)
+		p.bestLiteral(sp[disallowLit], path, pk, &disallow)
 		if sp[allowWild].start != sp[disallowWild].end {
 			if mask == 0 {
 				mask = pathMask(path)
@@ -327,15 +353,18 @@ func (p *Policy) written(b best) string {
 }
 
 // bestLiteral finds the longest literal pattern of s that is a prefix of
-// path, in O(log n) comparisons plus a walk up its prefix chain.
-func (p *Policy) bestLiteral(s span, path string, b *best) {
+// path, in O(log n) comparisons plus a walk up its prefix chain. pk is
+// prefix8(path): most comparisons are settled by it, without calling into
+// the string comparison.
+func (p *Policy) bestLiteral(s span, path string, pk uint64, b *best) {
 	rs := p.rules[s.start:s.end]
 	// i: the last pattern <= path. Every pattern that is a prefix of path
 	// is a prefix of rs[i], so it lies on rs[i]'s parent chain.
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if p.pattern(rs[mid]) <= path {
+		r := &rs[mid]
+		if patternAtMost(p.text[r.off:r.off+r.n], path, pk) {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -354,6 +383,37 @@ func (p *Policy) bestLiteral(s span, path string, b *best) {
 	}
 }
 
+// patternAtMost reports pat <= path, given pk = prefix8(path). Patterns
+// hold no NUL, so equal keys mean that the shorter of the two strings'
+// first eight octets is a prefix of the other's.
+func patternAtMost(pat, path string, pk uint64) bool {
+	if k := prefix8(pat); k != pk {
+		return k < pk
+	}
+	if len(pat) <= 8 {
+		return true // a prefix of path
+	}
+	return pat[8:] <= path[8:] // path has eight octets too: its key has no padding
+}
+
+// prefix8 packs the first eight octets of s big-endian, zero-padded, so that
+// keys order as the strings' first eight octets do.
+func prefix8(s string) uint64 {
+	if len(s) >= 8 {
+		_ = s[7]
+		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
+			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+	}
+	var k uint64
+	for i := range 8 {
+		k <<= 8
+		if i < len(s) {
+			k |= uint64(s[i])
+		}
+	}
+	return k
+}
+
 func commonPrefixLen(a, b string) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -365,18 +425,23 @@ func commonPrefixLen(a, b string) int {
 }
 
 // bestWild tries the wildcard rules of s, highest priority first, and stops
-// at the first match or as soon as no remaining rule could beat b.
+// at the first match or as soon as no remaining rule could beat b. It scans
+// the dense mask array and loads a rule only when the path holds every
+// octet the rule needs; since rules are sorted by priority, the first such
+// rule that cannot beat b ends the search.
 func (p *Policy) bestWild(s span, path string, mask uint64, b *best) {
-	for i := s.start; i < s.end; i++ {
-		r := p.rules[i]
-		if !b.beatable(int(r.n), r.line) {
-			// Rules are sorted by priority, then line: none further can win.
-			return
-		}
-		if p.masks[int(i)-p.wildBase]&^mask != 0 {
+	base := int32(p.wildBase)
+	masks := p.masks[s.start-base : s.end-base]
+	for j, m := range masks {
+		if m&^mask != 0 {
 			continue
 		}
-		if matchWild(p.pattern(r), path) {
+		i := s.start + int32(j)
+		r := &p.rules[i]
+		if !b.beatable(int(r.n), r.line) {
+			return
+		}
+		if matchWild(p.text[r.off:r.off+r.n], path) {
 			b.offer(int(r.n), r.line, i)
 			return
 		}

@@ -40,6 +40,9 @@ type Policy struct {
 	agents map[string]groupSel
 	global groupSel
 	lists  []int32
+	// agentBits has agentBit(key) set for every key of agents, so that
+	// most tokens a file does not name skip the map lookup.
+	agentBits uint64
 
 	sitemaps []string
 
@@ -103,84 +106,7 @@ func ParsePolicy(robotsTxt []byte) *Policy {
 	return b.finish()
 }
 
-// eachDirective splits body into lines exactly as the reference parser does
-// and calls fn for every line that holds a "key: value" directive.
-func eachDirective(body []byte, fn func(directive)) {
-	i := 0
-	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
-		i++ // a (possibly partial) byte order mark is skipped
-	}
-	var num int32
-	emit := func(line []byte) {
-		num++
-		if key, value, ok := splitDirective(line); ok {
-			fn(directive{line: num, key: classifyKey(key), value: value})
-		}
-	}
-	body = body[i:]
-	lastCR := false
-	for len(body) > 0 {
-		// The line ends at the first CR or LF; both searches are
-		// vectorised, which matters more than the second pass over
-		// a line that holds a CR.
-		end := bytes.IndexByte(body, '\n')
-		if end < 0 {
-			end = len(body)
-		}
-		if cr := bytes.IndexByte(body[:end], '\r'); cr >= 0 {
-			end = cr
-		}
-		if end == len(body) {
-			break
-		}
-		c := body[end]
-		// The LF of a CRLF pair does not end a second, empty line.
-		if !(end == 0 && lastCR && c == '\n') {
-			emit(body[:end])
-		}
-		lastCR = c == '\r'
-		body = body[end+1:]
-	}
-	emit(body)
-}
-
 var utf8BOM = [3]byte{0xEF, 0xBB, 0xBF}
-
-// splitDirective extracts the key and value of one line, or reports false
-// for empty lines, comments and lines it cannot read.
-func splitDirective(line []byte) (key, value []byte, ok bool) {
-	if len(line) > maxLineLen {
-		line = line[:maxLineLen]
-	}
-	if k := bytes.IndexByte(line, 0); k >= 0 {
-		line = line[:k] // the reference parser works on C strings
-	}
-	if k := bytes.IndexByte(line, '#'); k >= 0 {
-		line = line[:k]
-	}
-	line = trimSpace(line)
-	if len(line) == 0 {
-		return nil, nil, false
-	}
-	sep := bytes.IndexByte(line, ':')
-	if sep < 0 {
-		// A missing colon is forgiven when whitespace separates exactly
-		// two words: "Disallow /tmp".
-		sep = bytes.IndexAny(line, " \t")
-		if sep < 0 {
-			return nil, nil, false
-		}
-		rest := bytes.TrimLeft(line[sep:], " \t")
-		if bytes.ContainsAny(rest, " \t") {
-			return nil, nil, false
-		}
-	}
-	key = trimSpace(line[:sep])
-	if len(key) == 0 {
-		return nil, nil, false
-	}
-	return key, trimSpace(line[sep+1:]), true
-}
 
 // isSpace reports ASCII white space as C's isspace does.
 func isSpace(c byte) bool {
@@ -195,35 +121,6 @@ func trimSpace(s []byte) []byte {
 		s = s[:len(s)-1]
 	}
 	return s
-}
-
-// classifyKey names a line's key. Like the reference parser it accepts any
-// key that starts with a known word or one of its common misspellings.
-func classifyKey(key []byte) keyKind {
-	switch {
-	case hasPrefixFold(key, "user-agent", "useragent", "user agent"):
-		return keyUserAgent
-	case hasPrefixFold(key, "allow"):
-		return keyAllow
-	case hasPrefixFold(key, "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
-		return keyDisallow
-	case hasPrefixFold(key, "sitemap", "site-map"):
-		return keySitemap
-	case equalFold(key, "crawl-delay"):
-		return keyCrawlDelay
-	case equalFold(key, "request-rate"):
-		return keyRequestRate
-	}
-	return keyUnknown
-}
-
-func hasPrefixFold(s []byte, prefixes ...string) bool {
-	for _, p := range prefixes {
-		if len(s) >= len(p) && equalFold(s[:len(p)], p) {
-			return true
-		}
-	}
-	return false
 }
 
 // equalFold compares ASCII case-insensitively.
@@ -394,6 +291,7 @@ func (b *builder) addAgent(value []byte) {
 		low[i] = lower(c)
 	}
 	b.delayScope = append(b.delayScope, token)
+	b.p.agentBits |= agentBit(low)
 	sel, ok := b.p.agents[string(low)] // no allocation for the lookup
 	switch {
 	case !ok:
@@ -689,10 +587,22 @@ func (p *Policy) groupAt(sel groupSel, i int32) int32 {
 // the agent but has no rules still replaces "*". The token is compared
 // case-insensitively and as given.
 func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
-	if sel, ok := lookupAgent(p.agents, userAgent); ok {
-		return sel, true
+	if p.agentBits&agentBit(userAgent) != 0 {
+		if sel, ok := lookupAgent(p.agents, userAgent); ok {
+			return sel, true
+		}
 	}
 	return p.global, false
+}
+
+// agentBit is a one-bit summary of a token's length and first octet,
+// ignoring ASCII case: tokens with different bits differ.
+func agentBit[S string | []byte](token S) uint64 {
+	var first byte
+	if len(token) > 0 {
+		first = lower(token[0])
+	}
+	return 1 << ((uint(len(token))*31 + uint(first)) & 63)
 }
 
 // lookupAgent finds userAgent in a map keyed by lower-cased tokens, without
@@ -703,13 +613,12 @@ func lookupAgent[V any](m map[string]V, userAgent string) (V, bool) {
 		return zero, false
 	}
 	var buf [64]byte
+	key := buf[:0]
 	if len(userAgent) > len(buf) {
-		v, ok := m[strings.ToLower(userAgent)]
-		return v, ok
+		key = make([]byte, 0, len(userAgent)) // ASCII folding only, as for the keys
 	}
-	key := buf[:len(userAgent)]
 	for i := range len(userAgent) {
-		key[i] = lower(userAgent[i])
+		key = append(key, lower(userAgent[i]))
 	}
 	v, ok := m[string(key)] // a map index by string(bytes) does not allocate
 	return v, ok

@@ -1,0 +1,170 @@
+package robotsext
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// This file keeps the previous, plainly written line splitter (one
+// bytes.IndexByte search per separator) as the reference that the
+// one-pass splitter is compared with.
+
+// eachDirective splits body into lines exactly as the reference parser does
+// and calls fn for every line that holds a "key: value" directive.
+func oldEachDirective(body []byte, fn func(directive)) {
+	i := 0
+	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
+		i++ // a (possibly partial) byte order mark is skipped
+	}
+	var num int32
+	emit := func(line []byte) {
+		num++
+		if key, value, ok := oldSplitDirective(line); ok {
+			fn(directive{line: num, key: oldClassifyKey(key), value: value})
+		}
+	}
+	body = body[i:]
+	lastCR := false
+	for len(body) > 0 {
+		// The line ends at the first CR or LF; both searches are
+		// vectorised, which matters more than the second pass over
+		// a line that holds a CR.
+		end := bytes.IndexByte(body, '\n')
+		if end < 0 {
+			end = len(body)
+		}
+		if cr := bytes.IndexByte(body[:end], '\r'); cr >= 0 {
+			end = cr
+		}
+		if end == len(body) {
+			break
+		}
+		c := body[end]
+		// The LF of a CRLF pair does not end a second, empty line.
+		if !(end == 0 && lastCR && c == '\n') {
+			emit(body[:end])
+		}
+		lastCR = c == '\r'
+		body = body[end+1:]
+	}
+	emit(body)
+}
+
+// splitDirective extracts the key and value of one line, or reports false
+// for empty lines, comments and lines it cannot read.
+func oldSplitDirective(line []byte) (key, value []byte, ok bool) {
+	if len(line) > maxLineLen {
+		line = line[:maxLineLen]
+	}
+	if k := bytes.IndexByte(line, 0); k >= 0 {
+		line = line[:k] // the reference parser works on C strings
+	}
+	if k := bytes.IndexByte(line, '#'); k >= 0 {
+		line = line[:k]
+	}
+	line = trimSpace(line)
+	if len(line) == 0 {
+		return nil, nil, false
+	}
+	sep := bytes.IndexByte(line, ':')
+	if sep < 0 {
+		// A missing colon is forgiven when whitespace separates exactly
+		// two words: "Disallow /tmp".
+		sep = bytes.IndexAny(line, " \t")
+		if sep < 0 {
+			return nil, nil, false
+		}
+		rest := bytes.TrimLeft(line[sep:], " \t")
+		if bytes.ContainsAny(rest, " \t") {
+			return nil, nil, false
+		}
+	}
+	key = trimSpace(line[:sep])
+	if len(key) == 0 {
+		return nil, nil, false
+	}
+	return key, trimSpace(line[sep+1:]), true
+}
+
+// classifyKey names a line's key. Like the reference parser it accepts any
+// key that starts with a known word or one of its common misspellings.
+func oldClassifyKey(key []byte) keyKind {
+	switch {
+	case hasPrefixFold(key, "user-agent", "useragent", "user agent"):
+		return keyUserAgent
+	case hasPrefixFold(key, "allow"):
+		return keyAllow
+	case hasPrefixFold(key, "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
+		return keyDisallow
+	case hasPrefixFold(key, "sitemap", "site-map"):
+		return keySitemap
+	case equalFold(key, "crawl-delay"):
+		return keyCrawlDelay
+	case equalFold(key, "request-rate"):
+		return keyRequestRate
+	}
+	return keyUnknown
+}
+
+// directives collects what a splitter reports, values copied.
+func directives(split func([]byte, func(directive)), body []byte) []directive {
+	var out []directive
+	split(body, func(d directive) {
+		d.value = bytes.Clone(d.value)
+		out = append(out, d)
+	})
+	return out
+}
+
+func sameDirectives(a, b []directive) bool {
+	return slices.EqualFunc(a, b, func(x, y directive) bool {
+		return x.line == y.line && x.key == y.key && bytes.Equal(x.value, y.value)
+	})
+}
+
+// splitSeeds are lines that take every branch of the splitter, with
+// separators on both sides of the eight-byte boundaries.
+var splitSeeds = []string{
+	"User-agent: *\nDisallow: /a\r\nAllow: /b#c\rSitemap: http://x/y\n\n",
+	"\xEF\xBB\xBFuser-agent foobot\r\ndisallow /x\r\nallow: /d/index.html\r",
+	"Disallow /a /b\n  \t Disallow\t:\t/x  \nDisallow:/a\x00:b\n1234567:9\n12345678:0\n123456789#:\n",
+	"#:\n:x\n :\n\x00Disallow: /a\nDis#allow: /a\nCrawl-delay: 5\nRequest-rate: 1/5\nSite-map: x\n",
+	"Disallow: /" + strings.Repeat("a", maxLineLen) + ":b\nUser agent: x\nUseragent: y\nDissallow: z\n",
+	"allowed: /a\nA\nDisallow\nDisallow:\n\n\r\n\r\r\n\n\r",
+}
+
+func TestSplitterAgreesWithReference(t *testing.T) {
+	t.Parallel()
+	for _, s := range splitSeeds {
+		for cut := 0; cut <= len(s) && cut < 64; cut++ {
+			body := []byte(s[cut:])
+			if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+				t.Fatalf("splitting %q:\ngot  %+v\nwant %+v", body, got, want)
+			}
+		}
+	}
+}
+
+func FuzzSplit(f *testing.F) {
+	for _, s := range splitSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+			t.Fatalf("splitting %q:\ngot  %+v\nwant %+v", body, got, want)
+		}
+	})
+}
+
+// hasPrefixFold reports whether s starts with one of prefixes, ignoring
+// ASCII case.
+func hasPrefixFold(s []byte, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if len(s) >= len(p) && equalFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
