@@ -24,10 +24,7 @@ func (p *Policy) memSize() int64 {
 	n += sliceSize(p.masks)
 	n += sliceSize(p.groups)
 	n += sliceSize(p.lists)
-	n += sliceSize(p.sitemaps)
-	for _, s := range p.sitemaps {
-		n += stringSize(s)
-	}
+	n += sliceSize(p.sitemaps) // their URLs are in text
 	var (
 		sel   groupSel
 		delay = p.globalDelay

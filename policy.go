@@ -3,7 +3,6 @@ package robotsext
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +43,7 @@ type Policy struct {
 	// most tokens a file does not name skip the map lookup.
 	agentBits uint64
 
-	sitemaps []string
+	sitemaps []textRef // in text; see sitemap.go
 
 	// Crawl delays, keyed like agents. They have their own, narrower
 	// scoping than rules (see builder.delayScope).
@@ -57,8 +56,7 @@ type Policy struct {
 type group struct {
 	line int32 // line of the group's first user-agent line
 	// spans says where each kind of rule lives in Policy.rules. While the
-	// builder counts, spans[k].end holds the number of rules of kind k;
-	// while it places rules, spans[k].end is the next free slot.
+	// builder places rules, see builder.place for what they hold.
 	spans [numKinds]span
 }
 
@@ -169,10 +167,14 @@ type builder struct {
 	p Policy
 
 	cur      int32 // index of the open group
+	nGroups  int32 // groups formed so far in this pass
 	sawRule  bool  // a rule line followed the open group's user-agent lines
 	textSize int   // bytes of patterns, counted in the first pass
-	text     strings.Builder
-	seenMaps map[string]bool // sitemaps already listed, once there are many
+	// nLit and nWild count literal and wildcard rules in the first pass;
+	// in the second they are the next free slots of each region.
+	nLit, nWild int32
+	text        strings.Builder
+	nMaps       int32 // sitemap lines kept, counted in the first pass
 
 	// delayScope holds the agents a Crawl-delay or Request-rate line
 	// applies to: the run of user-agent lines just before it. Unlike
@@ -196,24 +198,27 @@ type builder struct {
 
 // openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
 // follows a rule starts a new group; other records never close a group.
-func (b *builder) openGroup(line int32) {
-	if len(b.p.groups) == 0 || b.sawRule {
-		b.p.groups = append(b.p.groups, group{line: line})
+// It reports whether the line opened a group.
+func (b *builder) openGroup() bool {
+	opened := b.nGroups == 0 || b.sawRule
+	if opened {
+		b.nGroups++
 		b.sawRule = false
 	}
-	b.cur = int32(len(b.p.groups) - 1)
+	b.cur = b.nGroups - 1
+	return opened
 }
 
 // inGroup reports whether a rule line belongs to a group. Rules before the
 // first user-agent line belong to none and are ignored.
-func (b *builder) inGroup() bool { return len(b.p.groups) > 0 }
+func (b *builder) inGroup() bool { return b.nGroups > 0 }
 
 func (b *builder) count(d directive) {
 	wasUA := b.lastWasUA
 	b.lastWasUA = d.key == keyUserAgent
 	switch d.key {
 	case keyUserAgent:
-		b.openGroup(d.line)
+		b.openGroup()
 		if !wasUA {
 			b.delayScope, b.scopeGlobal = b.delayScope[:0], false
 		}
@@ -223,19 +228,23 @@ func (b *builder) count(d directive) {
 			return
 		}
 		b.sawRule = true
-		n := escapedLen(d.value)
-		kind := kindOf(d.key == keyAllow, d.value)
-		spans := &b.p.groups[b.cur].spans
-		spans[kind].end++
-		b.textSize += n
+		if kindOf(d.key == keyAllow, d.value) >= allowWild {
+			b.nWild++
+		} else {
+			b.nLit++
+		}
+		b.textSize += escapedLen(d.value)
 		if d.key == keyAllow {
 			if k := indexHTMLPrefix(d.value); k >= 0 {
-				spans[allowWild].end++
+				b.nWild++
 				b.textSize += escapedLen(d.value[:k]) + 1
 			}
 		}
 	case keySitemap:
-		b.addSitemap(d.value)
+		if isSitemapURL(d.value) {
+			b.nMaps++
+			b.textSize += len(d.value)
+		}
 	case keyCrawlDelay, keyRequestRate:
 		if !b.inGroup() {
 			return
@@ -312,39 +321,6 @@ func (b *builder) addAgent(value []byte) {
 	}
 }
 
-// addSitemap keeps absolute http(s) URLs with a host, once each, in file
-// order.
-func (b *builder) addSitemap(value []byte) {
-	rest, ok := cutPrefixFold(value, "http://")
-	if !ok {
-		rest, ok = cutPrefixFold(value, "https://")
-	}
-	if !ok || len(rest) == 0 || rest[0] == '/' || bytes.IndexByte(value, ' ') >= 0 {
-		return
-	}
-	const scanLimit = 16 // below this many, a linear scan is cheaper than a map
-	if len(b.p.sitemaps) < scanLimit {
-		if slices.Contains(b.p.sitemaps, string(value)) {
-			return
-		}
-	} else {
-		if b.seenMaps == nil {
-			b.seenMaps = make(map[string]bool)
-			for _, s := range b.p.sitemaps {
-				b.seenMaps[s] = true
-			}
-		}
-		if b.seenMaps[string(value)] {
-			return
-		}
-	}
-	s := string(value)
-	if b.seenMaps != nil {
-		b.seenMaps[s] = true
-	}
-	b.p.sitemaps = append(b.p.sitemaps, s)
-}
-
 func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
 	if len(s) < len(prefix) || !equalFold(s[:len(prefix)], prefix) {
 		return s, false
@@ -352,42 +328,41 @@ func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
 	return s[len(prefix):], true
 }
 
-// layout gives every group and kind its slots in one rules slice: all
-// literal rules first, then all wildcard rules, so that the wildcard masks
-// form one dense slice.
+// layout sizes the rules exactly: all literal rules first, then all
+// wildcard rules, so that the wildcard masks form one dense slice. Each
+// group's rules of one class are contiguous, since groups follow one
+// another in the file.
 func (b *builder) layout() {
-	var pos int32
-	for _, kinds := range [][]ruleKind{{allowLit, disallowLit}, {allowWild, disallowWild}} {
-		if kinds[0] == allowWild {
-			b.p.wildBase = int(pos)
-		}
-		for g := range b.p.groups {
-			for _, k := range kinds {
-				sp := &b.p.groups[g].spans[k]
-				count := sp.end
-				*sp = span{pos, pos} // place fills it up to pos+count
-				pos += count
-			}
-		}
+	b.p.wildBase = int(b.nLit)
+	b.p.rules = make([]rule, b.nLit+b.nWild)
+	b.p.masks = make([]uint64, b.nWild)
+	b.p.groups = make([]group, 0, b.nGroups)
+	if b.nMaps > 0 {
+		b.p.sitemaps = make([]textRef, 0, b.nMaps)
 	}
-	b.p.rules = make([]rule, pos)
-	b.p.masks = make([]uint64, int(pos)-b.p.wildBase)
 	b.text.Grow(b.textSize)
-	// The second pass forms the groups again.
-	b.p.groups = b.p.groups[:0]
-	b.sawRule = false
+	// The second pass forms the groups again and fills the regions.
+	b.nGroups, b.sawRule = 0, false
+	b.nLit, b.nWild = 0, b.nLit
 }
 
+// place fills the rules in, in file order. While it runs, a group's
+// literal rules are [spans[allowLit].start, spans[disallowLit].end), with
+// spans[allowLit].end counting its Allow rules, and likewise for wildcard
+// rules; rule.parent marks Allow rules. splitKinds then separates them.
 func (b *builder) place(d directive) {
 	switch d.key {
 	case keyUserAgent:
-		// Re-form groups without touching agents: they were recorded in
-		// the first pass. The group values themselves are kept.
-		if len(b.p.groups) == 0 || b.sawRule {
-			b.p.groups = b.p.groups[:len(b.p.groups)+1]
-			b.sawRule = false
+		// Agents were recorded in the first pass.
+		if b.openGroup() {
+			var g group
+			g.line = d.line
+			g.spans[allowLit] = span{b.nLit, 0}
+			g.spans[disallowLit] = span{b.nLit, b.nLit}
+			g.spans[allowWild] = span{b.nWild, 0}
+			g.spans[disallowWild] = span{b.nWild, b.nWild}
+			b.p.groups = append(b.p.groups, g)
 		}
-		b.cur = int32(len(b.p.groups) - 1)
 	case keyAllow, keyDisallow:
 		if !b.inGroup() {
 			return
@@ -404,6 +379,49 @@ func (b *builder) place(d directive) {
 				pat.n++
 				b.addRule(allowWild, pat, d.line)
 			}
+		}
+	case keySitemap:
+		if isSitemapURL(d.value) {
+			off := b.text.Len()
+			b.text.Write(d.value)
+			b.p.sitemaps = append(b.p.sitemaps, textRef{uint32(off), uint32(len(d.value))})
+		}
+	}
+}
+
+// addRule appends a rule of kind to the open group's region for its class.
+func (b *builder) addRule(kind ruleKind, r rule, line int32) {
+	r.line = line
+	sp := &b.p.groups[b.cur].spans
+	pos, region, allows := &b.nLit, &sp[disallowLit], &sp[allowLit]
+	if kind >= allowWild {
+		pos, region, allows = &b.nWild, &sp[disallowWild], &sp[allowWild]
+	}
+	if kind == allowLit || kind == allowWild {
+		r.parent = 1
+		allows.end++
+	}
+	b.p.rules[*pos] = r
+	*pos++
+	region.end = *pos
+}
+
+// splitKinds moves each group's Allow rules before its Disallow rules in
+// both regions and sets the four spans.
+func (b *builder) splitKinds() {
+	for g := range b.p.groups {
+		sp := &b.p.groups[g].spans
+		for _, k := range [...]ruleKind{allowLit, allowWild} {
+			start, end, allows := sp[k].start, sp[k+1].end, sp[k].end
+			i := start
+			for j := start; j < end; j++ {
+				if b.p.rules[j].parent == 1 {
+					b.p.rules[i], b.p.rules[j] = b.p.rules[j], b.p.rules[i]
+					i++
+				}
+			}
+			sp[k] = span{start, start + allows}
+			sp[k+1] = span{start + allows, end}
 		}
 	}
 }
@@ -424,15 +442,10 @@ func (b *builder) addPattern(pattern, written []byte, line int32) (r rule) {
 	return r
 }
 
-func (b *builder) addRule(kind ruleKind, r rule, line int32) {
-	r.line = line
-	sp := &b.p.groups[b.cur].spans[kind]
-	b.p.rules[sp.end] = r
-	sp.end++
-}
-
 func (b *builder) finish() *Policy {
 	b.p.text = b.text.String()
+	b.splitKinds()
+	b.p.sitemaps = dedupeSitemaps(b.p.text, b.p.sitemaps)
 	b.p.global = b.listSel(b.globals)
 	for key, gs := range b.multi {
 		b.p.agents[key] = b.listSel(gs)
@@ -511,15 +524,6 @@ func seconds(f float64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(f * float64(time.Second))
-}
-
-// Sitemaps returns the absolute http(s) URLs of the file's Sitemap lines, in
-// file order, without duplicates. Sitemaps belong to the file, not to a group.
-func (p *Policy) Sitemaps() []string {
-	if p == nil || len(p.sitemaps) == 0 {
-		return nil
-	}
-	return append([]string(nil), p.sitemaps...)
 }
 
 // CrawlDelay returns the pause the file asks userAgent to leave between
