@@ -55,9 +55,15 @@ func runWorker() int {
 	var backend *Backend
 	if r := os.Getenv(envRedis); r != "" {
 		network, addr, _ := strings.Cut(r, ":")
-		client := redis.NewClient(clientOptions(network, addr))
+		// Timeouts longer than production's: these workers share a
+		// loaded machine (-race, parallel tests), and a call that times
+		// out sends the Extension to its local fallback, which the
+		// checks would then count as a second robots.txt fetch.
+		o := clientOptions(network, addr)
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = 2*time.Second, 2*time.Second, 2*time.Second
+		client := redis.NewClient(o)
 		defer client.Close()
-		backend = New(client, WithHeartbeat(200*time.Millisecond))
+		backend = New(client, WithHeartbeat(200*time.Millisecond), WithTimeout(2*time.Second))
 		defer backend.Close(context.Background())
 		opts = append(opts, robotsext.WithBackend(backend))
 	}
