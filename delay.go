@@ -3,6 +3,7 @@ package robotsext
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,9 +35,10 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // The gate adds a small margin (gateMargin) for the time between the gate
 // and the wire, which Colly gives no hook to observe.
 //
-// With a Backend, slots are booked there (one Reserve per request, by the
-// backend's clock), so a fleet of workers keeps one pace per host; the gate
-// still spaces this process's own requests. When the backend fails, the
+// With a Backend, the fleet's slots are booked there (one Reserve per
+// request, by the backend's clock), at the gate, once this process's own
+// hold is satisfied, so that a worker never books a slot it then misses;
+// a fleet of workers thus keeps one pace per host. When the backend fails, the
 // pacer books locally with the delay multiplied by the last known fleet
 // size (see FleetSizer), which stays polite while the fleet cannot agree.
 //
@@ -69,9 +71,13 @@ type pacer struct {
 
 	nclamped atomic.Uint64 // delays clamped to max, one per loaded call
 	npaced   atomic.Int64  // len(hosts), readable without mu
+	ntracked atomic.Int64  // len(reqs), readable without mu
 
 	mu      sync.Mutex           // guards the fields below; never held while waiting or logging
 	hosts   map[string]*hostPace // by hostKey; only hosts with a delay
+	holds   map[any]string       // token → hostKey of the host it holds (gate.go)
+	reqs    map[any]*url.URL     // token → first URL of requests in flight (gate.go)
+	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	doomed  int                  // entries with forgotten set
 	sweptAt time.Time            // when loaded last looked for doomed entries
 }
@@ -82,6 +88,14 @@ type hostPace struct {
 	latest    time.Time     // the latest slot booked locally or start seen
 	lastStart time.Time     // when the latest request to the host passed the gate
 	loadedAt  time.Time     // pacer clock at the latest loaded call
+
+	// The wire hold (gate.go): at most one request to the host is between
+	// the gate and its response headers.
+	busy      bool          // a request holds the host
+	holder    any           // its token
+	heldAt    time.Time     // when it took the hold
+	doneAt    time.Time     // when the latest request's response headers (or error) came
+	idle      chan struct{} // closed when the hold is released; nil until someone waits
 	forgotten bool          // forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
 }
@@ -127,6 +141,9 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		now:    time.Now,
 		sleep:  sleepCtx,
 		hosts:  make(map[string]*hostPace),
+		holds:  make(map[any]string),
+		reqs:   make(map[any]*url.URL),
+		byURL:  make(map[*url.URL]any),
 	}
 }
 
@@ -170,9 +187,11 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	}
 	switch {
 	case !paced:
-		delete(pc.hosts, key)
+		pc.drop(key)
 	case h == nil:
-		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now}
+		// The robots.txt answer has come: the first page waits the delay
+		// after it (fetchedAt ≤ now is its start).
+		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now}
 		pc.hosts[key] = h
 	default:
 		h.delay, h.loadedAt = d, now
@@ -184,6 +203,7 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 		if fetchedAt.After(h.lastStart) {
 			h.lastStart = fetchedAt
 		}
+		h.doneAt = later(h.doneAt, now)
 	}
 	pc.npaced.Store(int64(len(pc.hosts)))
 	if clamped {
@@ -211,7 +231,7 @@ func (pc *pacer) sweep(now time.Time) {
 	pc.sweptAt = now
 	for key, h := range pc.hosts {
 		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace {
-			delete(pc.hosts, key)
+			pc.drop(key)
 			pc.doomed--
 		}
 	}
@@ -271,31 +291,47 @@ func (pc *pacer) wait(ctx context.Context, host string) error {
 	return pc.sleep(ctx, d)
 }
 
-// book reserves the next slot for host, in the backend when there is one,
-// and returns the wait.
+// book reserves the next slot for host and returns the wait. With a
+// working backend the hook books nothing: the fleet's slot is booked at
+// the gate, once this process is ready to send (see gate.go). While the
+// backend fails, slots are booked locally at the delay times the fleet
+// size.
 func (pc *pacer) book(ctx context.Context, host string) time.Duration {
 	factor := 1
-	if pc.backend != nil && (pc.backendUp == nil || !pc.backendUp()) {
-		factor = pc.fleetSize()
-	} else if pc.backend != nil {
-		delay := pc.delayOf(host)
-		if delay <= 0 {
+	if pc.backend != nil {
+		if pc.backendUp == nil || pc.backendUp() {
 			return 0
-		}
-		d, err := pc.backend.Reserve(ctx, hostKey(host), delay)
-		if err == nil {
-			return d
-		}
-		if ctx.Err() != nil {
-			return 0
-		}
-		if pc.onErr != nil {
-			pc.onErr(err)
 		}
 		factor = pc.fleetSize()
 	}
 	d, _ := pc.reserveLocal(host, pc.now, factor)
 	return d
+}
+
+// bookShared books host's next start in the backend, spaced by delay plus
+// gateMargin, and returns the wait; ok is false when there is no working
+// backend (or it just failed), and the caller paces locally.
+func (pc *pacer) bookShared(ctx context.Context, host string, delay time.Duration) (wait time.Duration, ok bool) {
+	if pc.backend == nil || (pc.backendUp != nil && !pc.backendUp()) {
+		return 0, false
+	}
+	w, err := pc.backend.Reserve(ctx, hostKey(host), delay+gateMargin(delay))
+	if err != nil {
+		if ctx.Err() == nil && pc.onErr != nil {
+			pc.onErr(err)
+		}
+		return 0, false
+	}
+	return w, true
+}
+
+// localFactor is what the local delay is multiplied by: the fleet size
+// while a backend is configured but failing, else 1.
+func (pc *pacer) localFactor() time.Duration {
+	if pc.backend != nil && pc.backendUp != nil && !pc.backendUp() {
+		return time.Duration(pc.fleetSize())
+	}
+	return 1
 }
 
 // fleetSize is the number of workers sharing the backend as it last said,
@@ -305,40 +341,6 @@ func (pc *pacer) fleetSize() int {
 		return max(fs.FleetSize(), 1)
 	}
 	return 1
-}
-
-// gate is called just before a request to host goes on the wire. It waits
-// until delay has passed since the previous request to the host actually
-// started here, records this start, and pushes the next local slot behind
-// it. It returns at once for hosts without a delay.
-func (pc *pacer) gate(ctx context.Context, host string) error {
-	if pc.npaced.Load() == 0 {
-		return nil
-	}
-	pc.mu.Lock()
-	h := pc.hosts[hostKey(host)]
-	if h == nil {
-		pc.mu.Unlock()
-		return nil
-	}
-	now := pc.now()
-	start := later(now, h.lastStart.Add(h.delay+gateMargin(h.delay)))
-	h.lastStart = start
-	if start.After(h.latest) {
-		h.latest = start
-	}
-	pc.mu.Unlock()
-	if d := start.Sub(now); d > 0 {
-		return pc.sleep(ctx, d)
-	}
-	return nil
-}
-
-// gateMargin is added to the delay at the gate, to absorb what happens
-// between the gate and the wire (dialling a new connection, scheduling):
-// 5% of the delay, at most 10 ms.
-func gateMargin(delay time.Duration) time.Duration {
-	return min(delay/20, 10*time.Millisecond)
 }
 
 // hopWait is what a redirect hop to host must wait for its slot, without
@@ -355,7 +357,7 @@ func (pc *pacer) hopWait(host string) time.Duration {
 		return 0
 	}
 	now := pc.now()
-	w := later(now, h.latest.Add(h.delay), h.lastStart.Add(h.delay)).Sub(now)
+	w := later(now, h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now)
 	if pc.backend != nil {
 		w = max(w, h.delay)
 	}
@@ -385,7 +387,7 @@ func (pc *pacer) forget(host string) {
 	switch {
 	case h == nil || h.forgotten:
 	case now.Sub(h.loadedAt) >= forgetGrace:
-		delete(pc.hosts, key)
+		pc.drop(key)
 		pc.npaced.Store(int64(len(pc.hosts)))
 	default:
 		h.forgotten = true

@@ -131,6 +131,7 @@ func (e *Extension) Attach(c *colly.Collector) {
 	c.IgnoreRobotsTxt = true
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
+	c.OnResponseHeaders(e.onResponseHeaders)
 	c.OnError(func(resp *colly.Response, err error) { e.onError(resp, err) })
 	next := e.cfg.redirect
 	if !e.cfg.redirectSet {

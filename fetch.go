@@ -119,9 +119,11 @@ type Robots struct {
 	Outcome Outcome
 	// Policy is the parsed file when Outcome is OutcomeOK, else nil.
 	Policy *Policy
-	// Err explains an unreachable or unavailable outcome that has no
-	// status of its own (network error, timeout, too many redirects), or
-	// holds the status as an error for 5xx and 429; nil otherwise.
+	// Err explains an unreachable or unavailable outcome: for unreachable
+	// ones it wraps ErrUnreachable and the cause (the network error or
+	// timeout), or is a *StatusError for 5xx and 429; for unavailable ones
+	// it says why when there is no status of its own (too many redirects);
+	// nil otherwise.
 	Err error
 	// Size is the number of body bytes parsed; Truncated reports that the
 	// body was longer than MaxBodySize and was cut at the last full line.
@@ -368,7 +370,7 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 	defer cancel()
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, r.URL, nil)
 	if err != nil { // a host url.Parse let through but net/http rejects
-		r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("%w: %w: %v", ErrUnreachable, ErrInvalidURL, err)
 		r.Expires = r.FetchedAt.Add(backoff(failures, 0))
 		return r, nil
 	}
@@ -402,7 +404,7 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 			r.Outcome, r.Err = OutcomeUnavailable, err
 			r.Expires = r.FetchedAt.Add(cfg.ttl)
 		default:
-			r.Outcome, r.Err = OutcomeUnreachable, err
+			r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("%w: %w", ErrUnreachable, err)
 			r.Expires = r.FetchedAt.Add(backoff(failures, 0))
 		}
 		return r, nil
@@ -423,7 +425,7 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 			if isLocalError(err) {
 				return nil, &localError{err}
 			}
-			r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("reading robots.txt body: %w", err)
+			r.Outcome, r.Err = OutcomeUnreachable, fmt.Errorf("%w: reading the body: %w", ErrUnreachable, err)
 			r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
 			return r, nil
 		}

@@ -56,19 +56,28 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
 // own LimitRules, just before the request is sent. The pacer's gate holds
-// the host's delay between actual starts here.
+// the host's delay at the wire here (gate.go).
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() || r.URL == nil {
-		return
-	}
-	if e.pacer.npaced.Load() == 0 {
+	if r.IsAbort() || r.URL == nil || e.pacer.npaced.Load() == 0 {
 		return
 	}
 	o, err := originOf(r.URL)
 	if err != nil {
 		return
 	}
-	_ = e.pacer.gate(contextOf(c), o.host)
+	_ = e.pacer.gate(contextOf(c), o.host, r, r.URL)
+}
+
+// onResponseHeaders is the OnResponseHeaders hook: the response's host has
+// answered, so its hold is released and the delay counts from now.
+func (e *Extension) onResponseHeaders(resp *colly.Response) {
+	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
+		return
+	}
+	if o, err := originOf(resp.Request.URL); err == nil {
+		e.pacer.done(o.host)
+	}
+	e.pacer.doneToken(resp.Request)
 }
 
 // decidePath decides the request URL u from en. The path is built in a

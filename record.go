@@ -36,7 +36,10 @@ func robotsOf(a *Answer) *Robots {
 		FetchedAt: a.FetchedAt, Expires: a.Expires, RetryAfter: a.RetryAfter,
 		ETag: a.ETag, LastModified: a.LastModified, Size: len(a.Body),
 	}
-	if a.Err != "" {
+	switch {
+	case a.Outcome == OutcomeUnreachable && (a.Status == 429 || a.Status >= 500 || (a.Status > 0 && a.Status < 200)):
+		r.Err = &StatusError{URL: a.URL, StatusCode: a.Status}
+	case a.Err != "":
 		r.Err = &storedError{msg: a.Err, unreachable: a.Outcome == OutcomeUnreachable}
 	}
 	if a.Outcome == OutcomeOK {
@@ -45,8 +48,10 @@ func robotsOf(a *Answer) *Robots {
 	return r
 }
 
-// storedError is a fetch error read back from a Backend: its text, and
-// errors.Is(err, ErrUnreachable) for unreachable answers.
+// storedError is a fetch error read back from a Backend: only its text
+// travels (a status error is rebuilt as a *StatusError instead), and, as
+// for the error it stands for, errors.Is(err, ErrUnreachable) holds for an
+// unreachable answer.
 type storedError struct {
 	msg         string
 	unreachable bool
@@ -54,6 +59,7 @@ type storedError struct {
 
 func (e *storedError) Error() string { return e.msg }
 
+// Is makes errors.Is(err, ErrUnreachable) true for unreachable answers.
 func (e *storedError) Is(target error) bool { return e.unreachable && target == ErrUnreachable }
 
 // goodAnswer returns the record's good answer (Latest when good, else

@@ -85,7 +85,7 @@ func (e *Extension) RedirectHandler(next RedirectHandler) RedirectHandler {
 				req.Header.Del("Authorization")
 			}
 		}
-		return e.paceHop(req)
+		return e.paceHop(req, via)
 	}
 }
 
@@ -135,10 +135,15 @@ func (e *Extension) checkHop(req *http.Request) error {
 	return nil
 }
 
-// paceHop keeps the hop's host's Crawl-delay: it waits for the slot and
-// passes the gate when the wait fits the request's deadline, and defers
-// the hop otherwise.
-func (e *Extension) paceHop(req *http.Request) error {
+// paceHop keeps the hop's host's Crawl-delay. The previous request's
+// response (the redirect) has come, so its host's hold is released; then
+// the hop waits for its slot and passes the gate under the chain's token
+// when the wait fits (see hopInlineMax), and is deferred otherwise.
+func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1]
+	if po, err := originOf(prev.URL); err == nil {
+		e.pacer.done(po.host)
+	}
 	o, err := originOf(req.URL)
 	if err != nil {
 		return nil
@@ -146,7 +151,7 @@ func (e *Extension) paceHop(req *http.Request) error {
 	ctx := req.Context()
 	w := e.pacer.hopWait(o.host)
 	if w <= 0 {
-		return e.pacer.gate(ctx, o.host)
+		return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
 	}
 	if dl, ok := ctx.Deadline(); w > hopInlineMax || (ok && time.Until(dl) < w+hopHeadroom) {
 		e.stats.redirectsDeferred.Add(1)
@@ -155,14 +160,22 @@ func (e *Extension) paceHop(req *http.Request) error {
 	if err := e.pacer.wait(ctx, o.host); err != nil {
 		return err
 	}
-	return e.pacer.gate(ctx, o.host)
+	return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
 }
 
-// onError is the OnError hook: it re-issues deferred redirect hops as
+// onError is the OnError hook. A request that failed without response
+// headers (a network error, a refused or deferred redirect hop, a timeout)
+// releases the host it held; deferred redirect hops are re-issued as
 // requests of their own.
 func (e *Extension) onError(resp *colly.Response, err error) {
+	if resp == nil || resp.Request == nil {
+		return
+	}
+	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
+		e.pacer.doneToken(resp.Request)
+	}
 	var d *DeferredRedirectError
-	if resp == nil || resp.Request == nil || !errors.As(err, &d) {
+	if !errors.As(err, &d) {
 		return
 	}
 	if rerr := e.reissue(resp.Request, d); rerr != nil {

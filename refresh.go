@@ -222,8 +222,10 @@ func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]str
 		return
 	}
 	e.stats.fetched(en.robots)
-	if b := e.cfg.backend; b != nil && ok && e.backendUp() {
-		if _, err := b.Reserve(ctx, hostKey(en.origin.host), 0); err != nil {
+	if d := e.pacer.delayOf(en.origin.host); e.cfg.backend != nil && d > 0 && e.backendUp() {
+		// The robots.txt request is the host's first request fleet-wide:
+		// book it, so that the fleet's first page waits the delay after it.
+		if _, err := e.cfg.backend.Reserve(ctx, hostKey(en.origin.host), d+gateMargin(d)); err != nil {
 			_ = e.backendErr(ctx, "reserve", err)
 		}
 	}

@@ -94,12 +94,6 @@ func TestIssue10SharedMemoryBackend(t *testing.T) {
 // both Extensions.
 func TestIssue10SharedMemoryBackendGaps(t *testing.T) {
 	t.Parallel()
-	t.Skip("bug: two Extensions sharing a MemoryBackend send requests 2-20 ms apart (Crawl-delay 150 ms): " +
-		"(1) the robots.txt request is not booked fleet-wide: install (refresh.go) calls b.Reserve(host, 0), and MemoryBackend.Reserve " +
-		"(memory.go: 'if p.until().After(now)') drops a booking with delay 0 when no delay is known yet, so the first fleet slot is 'now' " +
-		"while the fetcher's local gate holds its first request to robots.txt+delay; (2) fleet slots are booked delay apart (delay.go book: " +
-		"Reserve(host, delay)) while the local gate spaces a worker's own requests delay+gateMargin apart, so the gate pushes them past " +
-		"their fleet slots onto the other worker's; fix both: install books Reserve(host, effective delay) and book reserves delay+gateMargin(delay)")
 	s := newAccSite(t, accBody(accSharedRobots))
 	accCrawlTwo(t, s, WithBackend(NewMemoryBackend()))
 	minGap, minSent := accCheckGaps(t, s.all(), accSharedDelay)
@@ -111,8 +105,6 @@ func TestIssue10SharedMemoryBackendGaps(t *testing.T) {
 // *StatusError, as the fetching Extension does.
 func TestIssue10AdoptedErrIsStatusError(t *testing.T) {
 	t.Parallel()
-	t.Skip("bug: the adopter's Verdict.Err is record.go's *storedError (text only), so errors.As(v.Err, &*StatusError) fails for 5xx/429 read from a Backend; " +
-		"robotsOf (record.go) should rebuild &StatusError{URL: a.URL, StatusCode: a.Status} when a.Outcome is unreachable and a.Status is 429, >= 500 or < 200 (non-zero)")
 	s := newAccSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
 	mb := NewMemoryBackend()
 	fetcher := Apply(nil, WithUserAgent("AcmeBot"), WithBackend(mb), WithLogger(slog.New(slog.DiscardHandler)))

@@ -82,9 +82,10 @@ type Verdict struct {
 	// Rule is the deciding rule's pattern as written in robots.txt (before
 	// percent-encoding), or "" when no rule decided.
 	Rule string
-	// Err says why robots.txt could not be had, for ReasonUnreachable (the
-	// network error, or a *StatusError for 5xx and 429) and
-	// ReasonLocalError; nil otherwise. Print it from OnBlocked to see why a
+	// Err says why robots.txt could not be had: for ReasonUnreachable an
+	// error wrapping ErrUnreachable (and the network error, or a
+	// *StatusError for 5xx and 429), for ReasonLocalError one wrapping
+	// ErrLocal; nil otherwise. Print it from OnBlocked to see why a
 	// site is blocked.
 	Err error
 }
