@@ -457,7 +457,13 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 	default: // 4xx
 		r.Outcome = OutcomeUnavailable
 	}
-	r.Expires = r.FetchedAt.Add(lifetime(resp.Header, r.FetchedAt, cfg.ttl))
+	ttl := cfg.ttl
+	if r.NotModified && prev.Expires.After(prev.FetchedAt) {
+		// RFC 9111 §4.3.4: a 304 updates the stored response, so without
+		// caching headers of its own the stored lifetime still applies.
+		ttl = prev.Expires.Sub(prev.FetchedAt)
+	}
+	r.Expires = r.FetchedAt.Add(lifetime(resp.Header, r.FetchedAt, ttl))
 	return r, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,5 +414,39 @@ func TestOverridePatternsNeverMatchingLogged(t *testing.T) {
 	}
 	if len(logged) != len(bad) {
 		t.Errorf("%d patterns logged as ignored, want %d: %v", len(logged), len(bad), logged)
+	}
+}
+
+// A 304 without caching headers of its own keeps the stored response's
+// lifetime (RFC 9111 §4.3.4), rather than falling back to the 24 h
+// default.
+func TestBare304KeepsStoredLifetime(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	mt, cl := mock()
+	var calls atomic.Int32
+	mt.RegisterResponder("GET", testRobots, func(req *http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			return respond(200, testRules, "ETag", `"v1"`, "Cache-Control", "max-age=600")(req)
+		}
+		return respond(304, "")(req)
+	})
+	e := Apply(nil, WithHTTPClient(cl), withClock(clk.Now))
+	for _, step := range []struct {
+		advance time.Duration
+		fetches int32
+	}{
+		{0, 1},                // fetched, fresh for 10 min
+		{11 * time.Minute, 2}, // expired: revalidated, bare 304
+		{9 * time.Minute, 2},  // still within the stored 10 min
+		{2 * time.Minute, 3},  // expired again: not 24 h
+	} {
+		clk.Advance(step.advance)
+		if v, err := e.Check(testOrigin + "/private"); err != nil || v.Allowed {
+			t.Fatalf("after %v: %+v %v", step.advance, v, err)
+		}
+		if n := calls.Load(); n != step.fetches {
+			t.Fatalf("after %v: %d fetches, want %d", step.advance, n, step.fetches)
+		}
 	}
 }
