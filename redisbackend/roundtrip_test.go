@@ -1,0 +1,165 @@
+package redisbackend
+
+// Round trips through the core: an Extension with this Backend, driven by
+// a Colly collector, on a real redis-server, with every command counted
+// by a go-redis hook.
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/redis/go-redis/v9"
+	"github.com/robotsext/robotsext"
+)
+
+// countingHook counts the commands a client sends, one round trip each.
+type countingHook struct{ n atomic.Int64 }
+
+func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// robotsSite serves robots.txt with body and a tiny page elsewhere.
+func robotsSite(t testing.TB, body string) *httptest.Server {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, body)
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestRoundTrips: once an origin's robots.txt is cached, a request to a
+// host without a Crawl-delay costs no Redis round trip, and one to a host
+// with a Crawl-delay costs exactly one (Reserve).
+func TestRoundTrips(t *testing.T) {
+	srv := startRedisServer(t)
+	c := newClient(t, "unix", srv.Sock)
+	hook := &countingHook{}
+	c.AddHook(hook)
+	b := New(c, WithHeartbeat(-1))
+
+	tests := []struct {
+		name   string
+		robots string
+		want   int64
+	}{
+		{"no Crawl-delay", "User-agent: *\nDisallow: /private/\n", 0},
+		{"Crawl-delay", "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.002\n", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			site := robotsSite(t, tc.robots)
+			col := colly.NewCollector(colly.AllowURLRevisit())
+			robotsext.Apply(col, robotsext.WithBackend(b))
+			if err := col.Visit(site.URL + "/warm-up"); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("first request (load, lease, fetch, store): %d round trips", hook.n.Load())
+			const n = 20
+			before := hook.n.Load()
+			for i := range n {
+				if err := col.Visit(fmt.Sprintf("%s/page%d", site.URL, i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := hook.n.Load() - before
+			t.Logf("%s: %d round trips for %d cached requests", tc.name, got, n)
+			if got != tc.want*n {
+				t.Errorf("%d round trips for %d requests; want %d each", got, n, tc.want)
+			}
+			hook.n.Store(0)
+		})
+	}
+}
+
+// BenchmarkHookRoundTrip: the time a paced request spends on its Redis
+// round trip in the OnRequest hook, over loopback TCP, measured as the
+// Reserve call the hook makes (timed by a hook on the client: the rest of
+// a Colly request, HTTP included, is not the backend's cost).
+func BenchmarkHookRoundTrip(b *testing.B) {
+	srv := startRedisServer(b)
+	c := newClient(b, "tcp", srv.Addr)
+	lat := &latencyHook{}
+	c.AddHook(lat)
+	be := New(c, WithHeartbeat(-1))
+	site := robotsSite(b, "User-agent: *\nCrawl-delay: 0.000001\n")
+	col := colly.NewCollector(colly.AllowURLRevisit())
+	robotsext.Apply(col, robotsext.WithBackend(be))
+	if err := col.Visit(site.URL + "/warm-up"); err != nil {
+		b.Fatal(err)
+	}
+	lat.reset()
+	for i := 0; b.Loop(); i++ {
+		if err := col.Visit(fmt.Sprintf("%s/page%d", site.URL, i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p50, n := lat.p50()
+	b.ReportMetric(float64(n)/float64(b.N), "roundtrips/op")
+	b.ReportMetric(float64(p50), "redis-p50-ns/op")
+}
+
+// latencyHook times each command.
+type latencyHook struct {
+	mu  sync.Mutex
+	lat []time.Duration
+}
+
+func (h *latencyHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *latencyHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		start := time.Now()
+		err := next(ctx, cmd)
+		h.mu.Lock()
+		h.lat = append(h.lat, time.Since(start))
+		h.mu.Unlock()
+		return err
+	}
+}
+
+func (h *latencyHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h *latencyHook) reset() {
+	h.mu.Lock()
+	h.lat = h.lat[:0]
+	h.mu.Unlock()
+}
+
+// p50 returns the median latency and the number of commands timed.
+func (h *latencyHook) p50() (time.Duration, int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.lat) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(h.lat)
+	slices.Sort(s)
+	return s[len(s)/2], len(s)
+}
