@@ -142,6 +142,15 @@ func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*en
 			return nil, e.backendErr(ctx, "lease", err)
 		}
 		if ok {
+			// Another worker may have stored a fresh record between our
+			// Load and our Lease: use it, and give the lease back by
+			// storing that record unchanged.
+			if cur, err := b.Load(ctx, key); err == nil && cur.fresh(e.cfg.now()) {
+				_ = b.Store(ctx, key, lease, cur)
+				en := entryOf(o, cur, nil)
+				e.install(ctx, en, nil, false)
+				return en, nil
+			}
 			return e.fetchShared(ctx, b, o, rec, lease)
 		}
 		if err := e.awaitRecord(ctx, b, key, wait); err != nil {
