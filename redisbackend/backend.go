@@ -58,6 +58,7 @@ type Backend struct {
 	calls    atomic.Uint64
 	errs     atomic.Uint64
 	rejected atomic.Uint64
+	corrupt  atomic.Uint64
 }
 
 // New returns a Backend storing its state through client under the
@@ -75,21 +76,25 @@ func New(client redis.UniversalClient, opts ...Option) *Backend {
 
 // Stats are a Backend's counters since New.
 type Stats struct {
-	Calls     uint64 // calls sent to Redis
-	Errors    uint64 // of them, failed (timeouts, network and server errors)
-	Rejected  uint64 // calls the open breaker failed without sending
-	Trips     uint64 // times the breaker opened
-	FleetSize int    // as FleetSize reports it
+	Calls    uint64 // calls sent to Redis
+	Errors   uint64 // of them, failed (timeouts, network and server errors)
+	Rejected uint64 // calls the open breaker failed without sending
+	Trips    uint64 // times the breaker opened
+	// CorruptRecords counts records Load could not decode (and treated
+	// as absent, to be fetched again and replaced).
+	CorruptRecords uint64
+	FleetSize      int // as FleetSize reports it
 }
 
 // Stats returns the Backend's counters, for monitoring.
 func (b *Backend) Stats() Stats {
 	return Stats{
-		Calls:     b.calls.Load(),
-		Errors:    b.errs.Load(),
-		Rejected:  b.rejected.Load(),
-		Trips:     b.br.trips.Load(),
-		FleetSize: b.FleetSize(),
+		Calls:          b.calls.Load(),
+		Errors:         b.errs.Load(),
+		Rejected:       b.rejected.Load(),
+		Trips:          b.br.trips.Load(),
+		CorruptRecords: b.corrupt.Load(),
+		FleetSize:      b.FleetSize(),
 	}
 }
 
@@ -125,16 +130,16 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 		b.errs.Add(1)
 		b.failedAt.Store(b.cfg.now().UnixNano())
 		b.br.record(failure)
-		b.maybeBeat() // so that a beat is due when Redis returns
 		return fmt.Errorf("redisbackend: %s %s: %w", op, key, err)
 	}
 	b.maybeBeat()
 	return err
 }
 
-// Load implements robotsext.Backend. A record written by a later version
-// of this package loads as none (the caller fetches robots.txt again); a
-// record that does not decode is reported with ErrCorruptRecord.
+// Load implements robotsext.Backend. A record this package cannot read,
+// because a later version wrote it or it is damaged, loads as none: the
+// caller takes the lease and fetches robots.txt again, replacing it.
+// Damaged records are counted in Stats.CorruptRecords.
 func (b *Backend) Load(ctx context.Context, origin string) (*robotsext.Record, error) {
 	key := b.keys.record(origin)
 	var raw []byte
@@ -150,11 +155,11 @@ func (b *Backend) Load(ctx context.Context, origin string) (*robotsext.Record, e
 		return nil, err
 	}
 	rec, err := decodeRecord(raw)
-	switch {
-	case errors.Is(err, errUnknownVersion):
+	if err != nil {
+		if !errors.Is(err, errUnknownVersion) {
+			b.corrupt.Add(1)
+		}
 		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("load %s: %w", key, err)
 	}
 	return rec, nil
 }

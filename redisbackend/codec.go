@@ -7,6 +7,7 @@ package redisbackend
 // deflated when that makes them smaller. Readers refuse versions they do
 // not know, which Load treats as no record: a worker of an older release
 // then fetches robots.txt again rather than misreading a newer record.
+// Damaged records are treated the same way.
 
 import (
 	"bytes"
@@ -31,9 +32,10 @@ const maxBody = 4 * robotsext.MaxBodySize
 // minDeflate is the body length below which deflating cannot pay off.
 const minDeflate = 64
 
-// ErrCorruptRecord is returned (wrapped) by Load when the stored bytes are
-// not a record this package wrote. Refetching robots.txt replaces them.
-var ErrCorruptRecord = errors.New("redisbackend: corrupt record")
+// errCorruptRecord marks stored bytes that are not a record this package
+// wrote. Load treats them as no record, so that the next fetch of
+// robots.txt replaces them, and counts them in Stats.
+var errCorruptRecord = errors.New("redisbackend: corrupt record")
 
 // errUnknownVersion marks a record of a later encoding version.
 var errUnknownVersion = errors.New("redisbackend: unknown record version")
@@ -169,7 +171,7 @@ type decoder struct {
 // decodeRecord parses an encoding made by encodeRecord.
 func decodeRecord(p []byte) (*robotsext.Record, error) {
 	if len(p) == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrCorruptRecord)
+		return nil, fmt.Errorf("%w: empty", errCorruptRecord)
 	}
 	if p[0] != codecVersion {
 		return nil, fmt.Errorf("%w %d", errUnknownVersion, p[0])
@@ -196,7 +198,7 @@ func decodeRecord(p []byte) (*robotsext.Record, error) {
 
 func (d *decoder) fail(format string, args ...any) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrCorruptRecord, fmt.Sprintf(format, args...))
+		d.err = fmt.Errorf("%w: %s", errCorruptRecord, fmt.Sprintf(format, args...))
 	}
 	d.b = nil
 }

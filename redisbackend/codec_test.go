@@ -79,7 +79,7 @@ func TestCodecVersion(t *testing.T) {
 	}
 }
 
-// TestCodecCorrupt: damaged encodings are reported with ErrCorruptRecord,
+// TestCodecCorrupt: damaged encodings are reported with errCorruptRecord,
 // never decoded into a wrong record or a panic.
 func TestCodecCorrupt(t *testing.T) {
 	t.Parallel()
@@ -95,8 +95,8 @@ func TestCodecCorrupt(t *testing.T) {
 		"trailing":       append(bytes.Clone(raw), 0),
 	}
 	for name, p := range tests {
-		if rec, err := decodeRecord(p); !errors.Is(err, ErrCorruptRecord) {
-			t.Errorf("%s: decode = %+v, %v; want ErrCorruptRecord", name, rec, err)
+		if rec, err := decodeRecord(p); !errors.Is(err, errCorruptRecord) {
+			t.Errorf("%s: decode = %+v, %v; want errCorruptRecord", name, rec, err)
 		}
 	}
 }
@@ -150,6 +150,33 @@ func TestCodecNilAndEmptyBody(t *testing.T) {
 		}
 		if (got.Latest.Body == nil) != (body == nil) || (got.Good.Body == nil) != (body == nil) {
 			t.Errorf("body nil=%v came back nil=%v/%v", body == nil, got.Latest.Body == nil, got.Good.Body == nil)
+		}
+	}
+}
+
+// TestLoadUnreadableRecord: a damaged record, or one of a later version,
+// loads as none (so the next fetch replaces it); damage is counted.
+func TestLoadUnreadableRecord(t *testing.T) {
+	t.Parallel()
+	m := newMiniredis(t)
+	b := New(newClient(t, "tcp", m.Addr()), WithHeartbeat(-1))
+	tests := []struct {
+		origin, raw string
+		corrupt     uint64
+	}{
+		{"https://damaged.example", "\x01\xff\xff", 1},
+		{"https://newer.example", "\x02whatever", 1},
+	}
+	for _, tc := range tests {
+		if err := m.Set(b.keys.record(tc.origin), tc.raw); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := b.Load(t.Context(), tc.origin)
+		if rec != nil || err != nil {
+			t.Errorf("Load(%s) = %+v, %v; want nil, nil", tc.origin, rec, err)
+		}
+		if got := b.Stats().CorruptRecords; got != tc.corrupt {
+			t.Errorf("after %s: CorruptRecords %d; want %d", tc.origin, got, tc.corrupt)
 		}
 	}
 }
