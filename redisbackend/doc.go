@@ -29,8 +29,13 @@
 // then lets one probe through (WithBreaker). The Extension answers a
 // failed call by fetching and pacing locally, at the delay times
 // FleetSize, so robots.txt stays obeyed and the fleet stays polite while
-// Redis is away. Redis keeps paces only in memory: a restart forgets them,
-// which can let at most one request per host start early.
+// Redis is away. FleetSize keeps its last value during an outage and does
+// not drop while a restarted Redis refills its fleet set; for a while
+// after a failure (WithRecoveryGrace) Reserve also books delay ×
+// FleetSize, because the workers come back to Redis one by one. Redis
+// keeps paces only in memory: a restart forgets them, which can let one
+// request per host start early. Records lost in a restart are fetched
+// again, once per fleet.
 //
 // # Keys
 //
@@ -44,6 +49,18 @@
 //	robotsext:fleet                                     the heartbeats (sorted set: worker id by last seen)
 //
 // Every key has a TTL: a record lives until Record.KeepUntil (at least a
-// minute), a lease for its ttl, a pace until its latest start plus its
-// delay and a second, the fleet set for three heartbeat windows.
+// minute; 30 days for a good robots.txt, robotsext.MaxStale), a lease for
+// its ttl, a pace until its latest start plus its delay and a second (a
+// start booked with delay 0 on a host without a pace, which is how the
+// Extension books its robots.txt request, a minute), the fleet set for two
+// heartbeat windows after the latest beat.
+//
+// # Memory
+//
+// Measured with MEMORY USAGE on Redis 7.0: a record with a typical
+// robots.txt (about 500 bytes) takes about 570 bytes, one with a 500 KiB
+// file about 100 KB (bodies are deflated); a pace key about 120 bytes.
+// Over 2,000 origins, used_memory grows by about 810 bytes per origin
+// (record and pace, keys and overhead included): a million origins in
+// about 0.8 GB.
 package redisbackend
