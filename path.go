@@ -120,14 +120,30 @@ func needsPathEscape(p string) int {
 // pathKeeps reports whether net/url leaves c as it is when it encodes a path
 // (url.URL.EscapedPath): letters, digits and -._~$&+,/:;=@.
 func pathKeeps(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("-._~$&+,/:;=@", c) >= 0
+	return inSet(c, pathKeepLo, pathKeepHi)
 }
 
 // rawKeeps reports whether c may appear as it is in a RawPath that
 // url.URL.EscapedPath accepts: what it keeps in a path, plus !'()*[].
 func rawKeeps(c byte) bool {
-	return pathKeeps(c) || strings.IndexByte("!'()*[]", c) >= 0
+	return inSet(c, rawKeepLo, rawKeepHi)
+}
+
+// The sets of pathKeeps and rawKeeps as 128-bit masks of US-ASCII octets
+// (lo: 0-63, hi: 64-127); TestOctetSets checks them against the lists.
+const (
+	pathKeepLo = 0x2ffff85000000000
+	pathKeepHi = 0x47fffffe87ffffff
+	rawKeepLo  = 0x2fffffd200000000
+	rawKeepHi  = 0x47fffffeafffffff
+)
+
+// inSet reports whether octet c is in the 128-bit set lo, hi.
+func inSet(c byte, lo, hi uint64) bool {
+	if c < 64 {
+		return lo>>c&1 != 0
+	}
+	return c < 128 && hi>>(c-64)&1 != 0
 }
 
 // rawPathMatches reports whether url.URL.EscapedPath would return raw for

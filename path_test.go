@@ -150,3 +150,23 @@ func FuzzPathOf(f *testing.F) {
 		}
 	})
 }
+
+// The octet sets of pathKeeps and rawKeeps are what their doc comments
+// list, and what net/url's EscapedPath keeps.
+func TestOctetSets(t *testing.T) {
+	t.Parallel()
+	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	for c := range 256 {
+		b := byte(c)
+		if got, want := pathKeeps(b), strings.IndexByte(alnum+"-._~$&+,/:;=@", b) >= 0 && b != 0; got != want {
+			t.Errorf("pathKeeps(%q) = %v", b, got)
+		}
+		if got, want := rawKeeps(b), strings.IndexByte(alnum+"-._~$&+,/:;=@!'()*[]", b) >= 0 && b != 0; got != want {
+			t.Errorf("rawKeeps(%q) = %v", b, got)
+		}
+		u := &url.URL{Path: "/" + string([]byte{b})}
+		if got, want := pathKeeps(b), u.EscapedPath() == u.Path; got != want {
+			t.Errorf("pathKeeps(%q) = %v; net/url keeps it: %v", b, got, want)
+		}
+	}
+}

@@ -55,14 +55,26 @@ func byteMask(x uint64, c byte) uint64 {
 	return (y - ones) &^ y & highs
 }
 
-// lineEnd returns the index of the first CR or LF in b, or len(b).
+// lineEnd returns the index of the first CR or LF in b, or len(b). Short
+// lines are scanned eight bytes at a time for both; past 64 bytes the
+// vectorised single-byte searches win.
 func lineEnd(b []byte) int {
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
+	for ; i+8 <= len(b) && i < 64; i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		if m := byteMask(x, '\n') | byteMask(x, '\r'); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
+	}
+	if i == 64 {
+		end := len(b)
+		if k := bytes.IndexByte(b[i:], '\n'); k >= 0 {
+			end = i + k
+		}
+		if k := bytes.IndexByte(b[i:end], '\r'); k >= 0 {
+			end = i + k
+		}
+		return end
 	}
 	for ; i < len(b); i++ {
 		if b[i] == '\n' || b[i] == '\r' {
