@@ -15,7 +15,7 @@ import (
 
 // benchBackend returns a Backend on a fresh real server over TCP.
 func benchBackend(b *testing.B) *Backend {
-	s := startRedisServer(b)
+	s := startRedisServerTCP(b)
 	return New(newClient(b, "tcp", s.Addr), WithHeartbeat(-1))
 }
 

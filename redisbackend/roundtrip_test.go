@@ -101,7 +101,7 @@ func TestRoundTrips(t *testing.T) {
 // Reserve call the hook makes (timed by a hook on the client: the rest of
 // a Colly request, HTTP included, is not the backend's cost).
 func BenchmarkHookRoundTrip(b *testing.B) {
-	srv := startRedisServer(b)
+	srv := startRedisServerTCP(b)
 	c := newClient(b, "tcp", srv.Addr)
 	lat := &latencyHook{}
 	c.AddHook(lat)

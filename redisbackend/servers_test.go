@@ -58,7 +58,7 @@ func newClient(t testing.TB, network, addr string) *redis.Client {
 // a unix socket in a private directory, without persistence.
 type redisServer struct {
 	Sock string // the socket path; clients use network "unix"
-	Addr string // a loopback TCP address, for the benchmarks ("loopback" as production's nearest case)
+	Addr string // a loopback TCP address when started by startRedisServerTCP, else ""
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -79,8 +79,23 @@ func redisServerPath(t testing.TB) string {
 	return path
 }
 
-// startRedisServer starts a redis-server for t and stops it when t ends.
+// startRedisServer starts a redis-server on a unix socket for t and stops
+// it when t ends.
 func startRedisServer(t testing.TB) *redisServer {
+	t.Helper()
+	return startRedisServerOn(t, "")
+}
+
+// startRedisServerTCP is startRedisServer also listening on a free
+// loopback port, for the benchmarks: TCP over loopback is the nearest to
+// production. (The port is free when chosen; another process may take it
+// before the server binds it, which fails the start.)
+func startRedisServerTCP(t testing.TB) *redisServer {
+	t.Helper()
+	return startRedisServerOn(t, freeLoopbackAddr(t))
+}
+
+func startRedisServerOn(t testing.TB, addr string) *redisServer {
 	t.Helper()
 	redisServerPath(t)
 	// Unix socket paths are limited to about 100 bytes, which t.TempDir
@@ -90,7 +105,7 @@ func startRedisServer(t testing.TB) *redisServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	s := &redisServer{Sock: filepath.Join(dir, "redis.sock"), Addr: freeLoopbackAddr(t)}
+	s := &redisServer{Sock: filepath.Join(dir, "redis.sock"), Addr: addr}
 	t.Cleanup(s.Stop)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
@@ -119,7 +134,10 @@ func (s *redisServer) Start() error {
 		return nil
 	}
 	_ = os.Remove(s.Sock) // left behind by a killed server
-	_, port, _ := net.SplitHostPort(s.Addr)
+	port := "0" // no TCP
+	if s.Addr != "" {
+		_, port, _ = net.SplitHostPort(s.Addr)
+	}
 	cmd := exec.Command("redis-server",
 		"--port", port,
 		"--bind", "127.0.0.1",
