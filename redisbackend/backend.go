@@ -61,6 +61,13 @@ type Backend struct {
 	corrupt  atomic.Uint64
 }
 
+// The Backend serves robotsext as its shared state, and tells it the
+// fleet's size for pacing while Redis is away.
+var (
+	_ robotsext.Backend    = (*Backend)(nil)
+	_ robotsext.FleetSizer = (*Backend)(nil)
+)
+
 // New returns a Backend storing its state through client under the
 // prefix (WithPrefix). The client is used, never closed; for short
 // timeouts to work, make it with ContextTimeoutEnabled: true (see
