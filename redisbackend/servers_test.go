@@ -134,7 +134,7 @@ func (s *redisServer) Start() error {
 		return nil
 	}
 	_ = os.Remove(s.Sock) // left behind by a killed server
-	port := "0" // no TCP
+	port := "0"           // no TCP
 	if s.Addr != "" {
 		_, port, _ = net.SplitHostPort(s.Addr)
 	}
