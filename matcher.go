@@ -158,8 +158,7 @@ func (p *Policy) compile() {
 // line stays), links each pattern to its longest proper prefix in rs, and
 // returns how many rules remain.
 func (p *Policy) compileLiterals(rs []rule) int {
-	p.sortLiterals(rs, 0)
-	rs = slices.CompactFunc(rs, func(a, b rule) bool { return p.pattern(a) == p.pattern(b) })
+	rs = rs[:p.sortLiterals(rs)]
 	var stack []int32 // chain of prefixes of the current pattern
 	for i := range rs {
 		pat := p.pattern(rs[i])
@@ -175,20 +174,19 @@ func (p *Policy) compileLiterals(rs []rule) int {
 	return len(rs)
 }
 
-// sortLiterals sorts rs by pattern, then line, given that all patterns of
-// rs agree on their first depth octets. It is a most-significant-first
-// radix sort whose digits are six octets wide: each level sorts by an
-// order-preserving 48-bit key of the next six octets (so comparisons touch
-// neither the text nor a second word), then sorts each run of equal keys
-// one level deeper. Until the parent links are made, parent and the upper
-// half of n are free to hold the key; n itself fits in 16 bits (see
-// maxPatternLen).
-func (p *Policy) sortLiterals(rs []rule, depth int) {
+// sortLiterals sorts rs by pattern, then line, drops every rule whose
+// pattern an earlier rule of rs has (the first line stays), and returns how
+// many rules remain at the front of rs. While it runs, parent and the upper
+// half of n hold the pattern's first six octets as an order-preserving
+// 48-bit key (n itself fits in 16 bits: see maxPatternLen), so that most
+// comparisons are two integer comparisons that touch neither the text nor
+// a comparison function; only runs of equal keys are sorted by their text.
+func (p *Policy) sortLiterals(rs []rule) int {
+	pattern := func(r *rule) string { return p.text[r.off : r.off+r.n&0xFFFF] }
 	for i := range rs {
 		r := &rs[i]
-		n := r.n & 0xFFFF
-		k := prefix8(p.text[r.off+uint32(depth):r.off+n]) >> 16
-		r.n = n | uint32(k>>32)<<16
+		k := prefix8(pattern(r)) >> 16
+		r.n |= uint32(k>>32) << 16
 		r.parent = int32(uint32(k))
 	}
 	sortRules(rs)
@@ -197,21 +195,48 @@ func (p *Policy) sortLiterals(rs []rule, depth int) {
 		for end < len(rs) && ruleKey(&rs[end]) == ruleKey(&rs[start]) {
 			end++
 		}
-		// Equal keys: the patterns agree on six more octets, or they are
-		// equal and no longer (patterns hold no NUL) and already in line
-		// order.
-		if end-start > 1 && longerThan(rs[start:end], depth+6) {
-			p.sortLiterals(rs[start:end], depth+6)
+		// Equal keys: the patterns agree on their first six octets. They
+		// are equal if none is longer (patterns hold no NUL), and already
+		// in line order.
+		if run := rs[start:end]; len(run) > 1 && longerThan(run, 6) {
+			slices.SortFunc(run, func(a, b rule) int {
+				if c := compareAfter(pattern(&a), pattern(&b), 6); c != 0 {
+					return c
+				}
+				return int(a.line) - int(b.line)
+			})
 		}
 		start = end
 	}
+	kept := 0
 	for i := range rs {
+		r := &rs[i]
+		if kept > 0 {
+			last := &rs[kept-1]
+			if ruleKey(r) == ruleKey(last) && pattern(r) == pattern(last) {
+				continue // a repeat, on a later line
+			}
+		}
+		rs[kept] = *r
+		kept++
+	}
+	for i := range rs[:kept] {
 		rs[i].n &= 0xFFFF
 	}
+	return kept
+}
+
+// compareAfter orders patterns a and b whose first k octets are known to
+// agree (zero-padded), as strings.Compare would.
+func compareAfter(a, b string, k int) int {
+	if len(a) <= k || len(b) <= k {
+		return len(a) - len(b) // patterns hold no NUL: the shorter is a prefix
+	}
+	return strings.Compare(a[k:], b[k:])
 }
 
 // longerThan reports whether a pattern of rs is longer than n octets (the
-// key is masked off n).
+// key sortLiterals keeps in the upper half of rule.n is masked off).
 func longerThan(rs []rule, n int) bool {
 	for i := range rs {
 		if int(rs[i].n&0xFFFF) > n {
