@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,6 +61,8 @@ type redisServer struct {
 	Sock string // the socket path; clients use network "unix"
 	Addr string // a loopback TCP address when started by startRedisServerTCP, else ""
 
+	extra []string // more redis-server arguments
+
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	logs bytes.Buffer
@@ -95,7 +98,7 @@ func startRedisServerTCP(t testing.TB) *redisServer {
 	return startRedisServerOn(t, freeLoopbackAddr(t))
 }
 
-func startRedisServerOn(t testing.TB, addr string) *redisServer {
+func startRedisServerOn(t testing.TB, addr string, extra ...string) *redisServer {
 	t.Helper()
 	redisServerPath(t)
 	// Unix socket paths are limited to about 100 bytes, which t.TempDir
@@ -106,6 +109,9 @@ func startRedisServerOn(t testing.TB, addr string) *redisServer {
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	s := &redisServer{Sock: filepath.Join(dir, "redis.sock"), Addr: addr}
+	for _, a := range extra {
+		s.extra = append(s.extra, strings.ReplaceAll(a, "$DIR", dir))
+	}
 	t.Cleanup(s.Stop)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
@@ -138,7 +144,7 @@ func (s *redisServer) Start() error {
 	if s.Addr != "" {
 		_, port, _ = net.SplitHostPort(s.Addr)
 	}
-	cmd := exec.Command("redis-server",
+	args := []string{
 		"--port", port,
 		"--bind", "127.0.0.1",
 		"--unixsocket", s.Sock,
@@ -147,7 +153,8 @@ func (s *redisServer) Start() error {
 		"--appendonly", "no",
 		"--dir", filepath.Dir(s.Sock),
 		"--loglevel", "warning",
-	)
+	}
+	cmd := exec.Command("redis-server", append(args, s.extra...)...)
 	cmd.Stdout, cmd.Stderr = &s.logs, &s.logs
 	if err := cmd.Start(); err != nil {
 		return err
@@ -192,5 +199,48 @@ func (s *redisServer) signal(t testing.TB, sig os.Signal) {
 		if err := s.cmd.Process.Signal(sig); err != nil {
 			t.Errorf("signal %v: %v", sig, err)
 		}
+	}
+}
+
+// startRedisCluster starts a one-node Redis Cluster owning every slot:
+// enough for Redis to refuse, as a cluster of any size does, a script
+// whose keys hash to different slots. It returns the node's address.
+func startRedisCluster(t testing.TB) string {
+	t.Helper()
+	// The cluster bus listens on the port + 10000, which must be free too.
+	var addr string
+	for range 20 {
+		a := freeLoopbackAddr(t)
+		_, p, _ := net.SplitHostPort(a)
+		var port int
+		fmt.Sscan(p, &port)
+		if port+10000 > 65535 {
+			continue
+		}
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+10000)); err == nil {
+			l.Close()
+			addr = a
+			break
+		}
+	}
+	if addr == "" {
+		t.Fatal("no free port pair for a cluster node")
+	}
+	s := startRedisServerOn(t, addr, "--cluster-enabled", "yes", "--cluster-config-file", "$DIR/nodes.conf")
+	c := redis.NewClient(clientOptions("unix", s.Sock))
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", 0, 16383).Err(); err != nil {
+		t.Fatalf("CLUSTER ADDSLOTSRANGE: %v", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info, err := c.ClusterInfo(ctx).Result()
+		if err == nil && strings.Contains(info, "cluster_state:ok") {
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster not ok after 10s: %v\n%s", err, info)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
