@@ -339,6 +339,12 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 			const hosts = 300
 			var robots inFlight
 			var pages atomic.Int32
+			// The first answers are held until the bound is reached
+			// (or 5 s pass), so that the crawl provably fills every
+			// slot however slowly this machine starts goroutines; then
+			// answers take 10 ms, so that fetches keep overlapping.
+			full := make(chan struct{})
+			var fullOnce sync.Once
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path != "/robots.txt" {
 					pages.Add(1)
@@ -347,7 +353,14 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 				}
 				robots.enter()
 				defer robots.leave()
-				time.Sleep(10 * time.Millisecond) // a slow answer, so that fetches overlap
+				if robots.now.Load() >= tt.bound {
+					fullOnce.Do(func() { close(full) })
+				}
+				select {
+				case <-full:
+				case <-time.After(5 * time.Second):
+				}
+				time.Sleep(10 * time.Millisecond)
 				io.WriteString(w, "User-agent: *\nDisallow: /private\n")
 			}))
 			t.Cleanup(srv.Close)
