@@ -176,31 +176,53 @@ func (p *Policy) compileLiterals(rs []rule) int {
 
 // sortLiterals sorts rs by pattern, then line, drops every rule whose
 // pattern an earlier rule of rs has (the first line stays), and returns how
-// many rules remain at the front of rs. While it runs, parent and the upper
-// half of n hold the pattern's first six octets as an order-preserving
-// 48-bit key (n itself fits in 16 bits: see maxPatternLen), so that most
-// comparisons are two integer comparisons that touch neither the text nor
-// a comparison function; only runs of equal keys are sorted by their text.
+// many rules remain at the front of rs.
 func (p *Policy) sortLiterals(rs []rule) int {
+	if !p.inOrder(rs) {
+		// Many files list their rules sorted: one pass over the text
+		// confirms it. Otherwise sort.
+		p.sortFrom(rs, 0)
+		for i := range rs {
+			rs[i].n &= 0xFFFF
+		}
+	}
+	return p.dropRepeats(rs)
+}
+
+// sortFrom sorts rs, whose patterns agree on their first depth octets, by
+// pattern, then line. While it runs, parent and the upper half of n hold
+// the next six octets of the pattern as an order-preserving 48-bit key (n
+// itself fits in 16 bits: see maxPatternLen), so that most comparisons are
+// two integer comparisons that touch no text. Runs of equal keys are sorted
+// one level deeper when they are large (a most-significant-digit radix
+// sort, for files with thousands of rules under one prefix) and by their
+// text otherwise (so that long shared prefixes cost no deep recursion).
+func (p *Policy) sortFrom(rs []rule, depth int) {
 	pattern := func(r *rule) string { return p.text[r.off : r.off+r.n&0xFFFF] }
 	for i := range rs {
 		r := &rs[i]
-		k := prefix8(pattern(r)) >> 16
-		r.n |= uint32(k>>32) << 16
+		k := prefix8(pattern(r)[depth:]) >> 16
+		r.n = r.n&0xFFFF | uint32(k>>32)<<16
 		r.parent = int32(uint32(k))
 	}
 	sortRules(rs)
+	const radixRun = 256 // runs at least this long go one level deeper
 	for start := 0; start < len(rs); {
 		end := start + 1
 		for end < len(rs) && ruleKey(&rs[end]) == ruleKey(&rs[start]) {
 			end++
 		}
-		// Equal keys: the patterns agree on their first six octets. They
-		// are equal if none is longer (patterns hold no NUL), and already
-		// in line order.
-		if run := rs[start:end]; len(run) > 1 && longerThan(run, 6) {
+		// Equal keys: the patterns agree on six more octets. They are
+		// equal if none is longer (patterns hold no NUL), and already in
+		// line order.
+		run := rs[start:end]
+		switch {
+		case len(run) < 2 || !longerThan(run, depth+6):
+		case len(run) >= radixRun:
+			p.sortFrom(run, depth+6)
+		default:
 			slices.SortFunc(run, func(a, b rule) int {
-				if c := compareAfter(pattern(&a), pattern(&b), 6); c != 0 {
+				if c := compareAfter(pattern(&a), pattern(&b), depth+6); c != 0 {
 					return c
 				}
 				return int(a.line) - int(b.line)
@@ -208,20 +230,31 @@ func (p *Policy) sortLiterals(rs []rule) int {
 		}
 		start = end
 	}
+}
+
+// inOrder reports whether rs is already sorted by pattern, then line.
+// (splitKinds may have moved rules, so lines are compared too.)
+func (p *Policy) inOrder(rs []rule) bool {
+	for i := 1; i < len(rs); i++ {
+		a, b := p.pattern(rs[i-1]), p.pattern(rs[i])
+		if a > b || a == b && rs[i-1].line > rs[i].line {
+			return false
+		}
+	}
+	return true
+}
+
+// dropRepeats removes every rule of the sorted rs whose pattern the rule
+// before it has (the first line stays) and returns how many remain at the
+// front of rs.
+func (p *Policy) dropRepeats(rs []rule) int {
 	kept := 0
 	for i := range rs {
-		r := &rs[i]
-		if kept > 0 {
-			last := &rs[kept-1]
-			if ruleKey(r) == ruleKey(last) && pattern(r) == pattern(last) {
-				continue // a repeat, on a later line
-			}
+		if kept > 0 && rs[i].n == rs[kept-1].n && p.pattern(rs[i]) == p.pattern(rs[kept-1]) {
+			continue // a repeat, on a later line
 		}
-		rs[kept] = *r
+		rs[kept] = rs[i]
 		kept++
-	}
-	for i := range rs[:kept] {
-		rs[i].n &= 0xFFFF
 	}
 	return kept
 }

@@ -311,3 +311,17 @@ func TestMatchWild(t *testing.T) {
 		}
 	}
 }
+
+// Repeated patterns keep their earliest line even when the Allow rules
+// between them are moved ahead of the Disallow rules, and when the rules
+// are listed sorted or not.
+func TestRepeatedPatternsKeepEarliestLine(t *testing.T) {
+	t.Parallel()
+	runCheckCases(t, []checkCase{
+		{"sorted with allow after", "User-agent: *\nDisallow: /a\nDisallow: /a\nAllow: /b\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"allow between repeats", "User-agent: *\nDisallow: /a\nAllow: /b\nDisallow: /a\nAllow: /c\n", "", "/a", false, 2, ReasonDisallowRule},
+		{"allows last", "User-agent: *\nDisallow: /b\nDisallow: /a\nDisallow: /a\nAllow: /z\nAllow: /y\n", "", "/a", false, 3, ReasonDisallowRule},
+		{"unsorted repeats", "User-agent: *\nDisallow: /c\nDisallow: /a\nDisallow: /b\nDisallow: /a\n", "", "/a", false, 3, ReasonDisallowRule},
+		{"allow repeats", "User-agent: *\nAllow: /a\nDisallow: /x\nAllow: /a\nDisallow: /\n", "", "/a", true, 2, ReasonAllowRule},
+	})
+}

@@ -1,14 +1,13 @@
 package robotsext
 
 import (
-	"slices"
 	"testing"
 )
 
-// sortRules agrees with the standard library's sort on keys drawn from a
-// few values (many ties), already sorted and reversed inputs, and on sizes
-// on both sides of the insertion-sort cutoff; heapSortRules, the fallback,
-// is checked on its own.
+// sortRules orders by key, then line, on keys drawn from a few values (many
+// ties), sorted and reversed inputs, and a long run of one key in file
+// order after smaller keys (the shape of a real file with 30,000 rules
+// under "/html/").
 func TestSortRules(t *testing.T) {
 	t.Parallel()
 	var x uint64 = 0x9E3779B97F4A7C15
@@ -18,8 +17,8 @@ func TestSortRules(t *testing.T) {
 		x ^= x << 17
 		return x
 	}
-	for _, n := range []int{0, 1, 2, 15, 16, 17, 100, 5000} {
-		for _, shape := range []string{"random", "ties", "sorted", "reversed"} {
+	for _, n := range []int{0, 1, 2, 17, 100, 5000} {
+		for _, shape := range []string{"random", "ties", "sorted", "reversed", "run"} {
 			rs := make([]rule, n)
 			for i := range rs {
 				k := next()
@@ -30,26 +29,19 @@ func TestSortRules(t *testing.T) {
 					k = uint64(i)
 				case "reversed":
 					k = uint64(n - i)
-				}
-				rs[i] = rule{n: uint32(k>>32) << 16, parent: int32(uint32(k)), line: int32(next() % 50)}
-			}
-			want := slices.Clone(rs)
-			slices.SortFunc(want, func(a, b rule) int {
-				switch {
-				case ruleLess(&a, &b):
-					return -1
-				case ruleLess(&b, &a):
-					return 1
-				}
-				return 0
-			})
-			for name, sort := range map[string]func([]rule){"sortRules": sortRules, "heapSortRules": heapSortRules} {
-				got := slices.Clone(rs)
-				sort(got)
-				for i := range got {
-					if ruleKey(&got[i]) != ruleKey(&want[i]) || got[i].line != want[i].line {
-						t.Fatalf("%s, %d %s: position %d differs", name, n, shape, i)
+				case "run":
+					if i > n/10 {
+						k = 1 << 40
+					} else {
+						k %= 1 << 40
 					}
+				}
+				rs[i] = rule{n: uint32(k>>32) << 16, parent: int32(uint32(k)), line: int32(i)}
+			}
+			sortRules(rs)
+			for i := 1; i < len(rs); i++ {
+				if compareRules(rs[i-1], rs[i]) > 0 {
+					t.Fatalf("%d %s: positions %d and %d out of order", n, shape, i-1, i)
 				}
 			}
 		}
