@@ -110,7 +110,9 @@ func (c *lru) get(o origin) *entry {
 		c.mu.Unlock()
 		return nil
 	}
-	c.order.MoveToFront(el)
+	if c.order.Front() != el {
+		c.order.MoveToFront(el)
+	}
 	e := el.Value.(*entry)
 	c.mu.Unlock()
 	return e

@@ -57,10 +57,13 @@ func originOf(u *url.URL) (origin, error) {
 		return o, ErrNotHTTP
 	}
 	host := u.Host
-	if host == "" || !validHost(host) {
+	valid, upper := scanHost(host)
+	if host == "" || !valid {
 		return o, ErrInvalidURL
 	}
-	host = strings.ToLower(host) // returns host itself when already lower case
+	if upper {
+		host = strings.ToLower(host)
+	}
 	h, port := splitHostPort(host)
 	if h == "" || h == "[]" {
 		return o, ErrInvalidURL
@@ -78,16 +81,20 @@ func originOf(u *url.URL) (origin, error) {
 	return o, nil
 }
 
-// validHost rejects hosts holding characters no authority may hold
-// (url.Parse lets a few through).
-func validHost(host string) bool {
+// scanHost reads a host in one pass: valid is false when it holds a
+// character no authority may hold (url.Parse lets a few through), upper
+// reports upper case to fold (any non-ASCII octet counts, for ToLower to
+// decide).
+func scanHost(host string) (valid, upper bool) {
 	for i := 0; i < len(host); i++ {
-		switch host[i] {
-		case ' ', '/', '\\', '?', '#', '@':
-			return false
+		switch c := host[i]; {
+		case 'A' <= c && c <= 'Z', c >= 0x80: // non-ASCII: let ToLower decide
+			upper = true
+		case c == ' ', c == '/', c == '\\', c == '?', c == '#', c == '@':
+			return false, upper
 		}
 	}
-	return true
+	return true, upper
 }
 
 // hostPattern is one WithOverride entry, already lower-cased.
