@@ -86,8 +86,20 @@ func lineEnd(b []byte) int {
 
 // usefulEnd returns the length of the part of line before its first NUL
 // or '#' (the reference parser works on C strings, and '#' starts a
-// comment), and the index of the first ':' in that part, or -1.
+// comment), and the index of the first ':' in that part, or -1. Short
+// lines are scanned eight bytes at a time for all three.
 func usefulEnd(line []byte) (n, colon int) {
+	if len(line) > 64 {
+		// Long lines: the vectorised single-byte searches win.
+		n = len(line)
+		if k := bytes.IndexByte(line, 0); k >= 0 {
+			n = k
+		}
+		if k := bytes.IndexByte(line[:n], '#'); k >= 0 {
+			n = k
+		}
+		return n, bytes.IndexByte(line[:n], ':')
+	}
 	colon = -1
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
