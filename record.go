@@ -5,10 +5,7 @@ package robotsext
 // Robots: parsed policies). It applies the same stale-copy and backoff
 // rules as newEntry in cache.go.
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // answerOf is r as a Record keeps it; body is the raw robots.txt of an OK
 // answer (for a 304, the body of the copy it confirmed).
@@ -126,7 +123,3 @@ func entryOf(o origin, rec *Record, latest *Robots) *entry {
 func (rec *Record) fresh(now time.Time) bool {
 	return rec != nil && now.Before(rec.Expires)
 }
-
-// errBackend marks a Backend failure, after which the Extension fetches and
-// paces locally.
-var errBackend = errors.New("robotsext: backend failed")

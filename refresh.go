@@ -33,6 +33,10 @@ const (
 	backendCooldown = 5 * time.Second
 )
 
+// errBackend marks a Backend failure, after which the Extension fetches and
+// paces locally.
+var errBackend = errors.New("robotsext: backend failed")
+
 // entryFor returns o's entry in force, fetching robots.txt when it is
 // missing or expired. Callers for one origin share one fetch. The error is
 // the context's when ctx ends first, or wraps ErrLocal when this machine
