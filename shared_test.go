@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -190,24 +189,6 @@ func TestIssue10FailingBackend(t *testing.T) {
 		b.calls.Load(), st.BackendErrors, minGap, minSent, delay)
 }
 
-// accClock is a clock moved by hand.
-type accClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *accClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *accClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // accRoundTripRobots has rules for AcmeBot and "*" on known lines.
 const accRoundTripRobots = "# round trip\nUser-agent: AcmeBot\nDisallow: /private/\nAllow: /private/open\nDisallow: /*.pdf$\nCrawl-delay: 2\n\nUser-agent: *\nDisallow: /\n"
 
@@ -232,7 +213,7 @@ func accVerdictText(v Verdict) string {
 // failure counts travel through the record too.
 func TestIssue10RecordRoundTrip(t *testing.T) {
 	t.Parallel()
-	clk := &accClock{t: time.Now()}
+	clk := &clock{t: time.Now()} // the package's hand-moved test clock (extension_test.go)
 	mb := NewMemoryBackend()
 	mb.now = clk.Now
 	s := newAccSite(t, accBody(accRoundTripRobots))

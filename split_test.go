@@ -11,8 +11,8 @@ import (
 // bytes.IndexByte search per separator) as the reference that the
 // one-pass splitter is compared with.
 
-// eachDirective splits body into lines exactly as the reference parser does
-// and calls fn for every line that holds a "key: value" directive.
+// oldEachDirective is the previous eachDirective, kept as the reference
+// FuzzSplit compares the one-pass splitter with.
 func oldEachDirective(body []byte, fn func(directive)) {
 	i := 0
 	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
