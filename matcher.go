@@ -4,66 +4,17 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"slices"
 	"strings"
 )
 
-// This file decides: it percent-encodes patterns, compiles each group's
-// rules into indexes, and finds the most specific matching rule for a URL.
+// This file decides: it percent-encodes patterns and finds, in the indexes
+// compile.go builds, the most specific rule matching a URL.
 //
 // Precedence follows Google's reference matcher: a rule's priority is the
 // length in octets of its percent-encoded pattern (counting '*' and '$'),
-// the highest-priority Allow and Disallow are found, Allow wins a tie, and an
-// empty pattern (priority 0) never disallows. Among equal priorities of one
-// kind the earliest line is reported.
-
-// rule is one Allow or Disallow pattern of a group.
-type rule struct {
-	off, n uint32 // the percent-encoded pattern is Policy.text[off:off+n]
-	line   int32  // 1-based line in robots.txt
-	// parent, for literal rules, is the index (within the group's span) of
-	// the longest other pattern of the span that is a proper prefix of this
-	// one, or -1.
-	parent int32
-}
-
-// ruleKind sorts a group's rules into four indexes. Literal patterns (no '*'
-// and no trailing '$') match by prefix and are kept sorted for binary
-// search; wildcard patterns are kept by descending priority.
-type ruleKind uint8
-
-const (
-	allowLit ruleKind = iota
-	disallowLit
-	allowWild
-	disallowWild
-	numKinds
-)
-
-func kindOf(allow bool, value []byte) ruleKind {
-	wild := bytes.IndexByte(value, '*') >= 0 || (len(value) > 0 && value[len(value)-1] == '$')
-	switch {
-	case allow && wild:
-		return allowWild
-	case allow:
-		return allowLit
-	case wild:
-		return disallowWild
-	}
-	return disallowLit
-}
-
-// indexHTMLPrefix returns the length of the value up to and including its
-// last '/' when that slash starts "/index.htm", else -1. Such an Allow rule
-// also allows the directory itself (the reference's index.html rule).
-func indexHTMLPrefix(value []byte) int {
-	k := bytes.LastIndexByte(value, '/')
-	const index = "/index.htm"
-	if k < 0 || len(value)-k < len(index) || string(value[k:k+len(index)]) != index {
-		return -1
-	}
-	return k + 1
-}
+// the highest priority decides, Allow wins a tie with Disallow, and an empty
+// pattern (priority 0) never disallows. Among equal priorities of one kind
+// the earliest line is reported.
 
 const hexDigits = "0123456789ABCDEF"
 
@@ -127,165 +78,6 @@ func upper(c byte) byte {
 	return c
 }
 
-// pattern returns the percent-encoded pattern of r.
-func (p *Policy) pattern(r rule) string { return p.text[r.off : r.off+r.n] }
-
-// compile sorts each group's indexes: literal rules by pattern (dropping
-// repeats, keeping the earliest line) with prefix parents, wildcard rules by
-// descending priority. It also computes the wildcard octet masks.
-func (p *Policy) compile() {
-	for g := range p.groups {
-		gr := &p.groups[g]
-		for _, k := range [...]ruleKind{allowLit, disallowLit} {
-			gr.spans[k].end = gr.spans[k].start + int32(p.compileLiterals(p.rules[gr.spans[k].start:gr.spans[k].end]))
-		}
-		for _, k := range [...]ruleKind{allowWild, disallowWild} {
-			rs := p.rules[gr.spans[k].start:gr.spans[k].end]
-			slices.SortFunc(rs, func(a, b rule) int {
-				if a.n != b.n {
-					return int(b.n) - int(a.n)
-				}
-				return int(a.line) - int(b.line)
-			})
-		}
-	}
-	for i := p.wildBase; i < len(p.rules); i++ {
-		p.masks[i-p.wildBase] = octetMask(p.pattern(p.rules[i]))
-	}
-}
-
-// compileLiterals sorts rs by pattern, removes repeated patterns (the first
-// line stays), links each pattern to its longest proper prefix in rs, and
-// returns how many rules remain.
-func (p *Policy) compileLiterals(rs []rule) int {
-	rs = rs[:p.sortLiterals(rs)]
-	var stack []int32 // chain of prefixes of the current pattern
-	for i := range rs {
-		pat := p.pattern(rs[i])
-		for len(stack) > 0 && !strings.HasPrefix(pat, p.pattern(rs[stack[len(stack)-1]])) {
-			stack = stack[:len(stack)-1]
-		}
-		rs[i].parent = -1
-		if len(stack) > 0 {
-			rs[i].parent = stack[len(stack)-1]
-		}
-		stack = append(stack, int32(i))
-	}
-	return len(rs)
-}
-
-// sortLiterals sorts rs by pattern, then line, drops every rule whose
-// pattern an earlier rule of rs has (the first line stays), and returns how
-// many rules remain at the front of rs.
-func (p *Policy) sortLiterals(rs []rule) int {
-	if !p.inOrder(rs) {
-		// Many files list their rules sorted: one pass over the text
-		// confirms it. Otherwise sort.
-		p.sortFrom(rs, 0)
-		for i := range rs {
-			rs[i].n &= 0xFFFF
-		}
-	}
-	return p.dropRepeats(rs)
-}
-
-// sortFrom sorts rs, whose patterns agree on their first depth octets, by
-// pattern, then line. While it runs, parent and the upper half of n hold
-// the next six octets of the pattern as an order-preserving 48-bit key (n
-// itself fits in 16 bits: see maxPatternLen), so that most comparisons are
-// two integer comparisons that touch no text. Runs of equal keys are sorted
-// one level deeper when they are large (a most-significant-digit radix
-// sort, for files with thousands of rules under one prefix) and by their
-// text otherwise (so that long shared prefixes cost no deep recursion).
-func (p *Policy) sortFrom(rs []rule, depth int) {
-	pattern := func(r *rule) string { return p.text[r.off : r.off+r.n&0xFFFF] }
-	for i := range rs {
-		r := &rs[i]
-		k := prefix8(pattern(r)[depth:]) >> 16
-		r.n = r.n&0xFFFF | uint32(k>>32)<<16
-		r.parent = int32(uint32(k))
-	}
-	sortRules(rs)
-	const radixRun = 256 // runs at least this long go one level deeper
-	for start := 0; start < len(rs); {
-		end := start + 1
-		for end < len(rs) && ruleKey(&rs[end]) == ruleKey(&rs[start]) {
-			end++
-		}
-		// Equal keys: the patterns agree on six more octets. They are
-		// equal if none is longer (patterns hold no NUL), and already in
-		// line order.
-		run := rs[start:end]
-		switch {
-		case len(run) < 2 || !longerThan(run, depth+6):
-		case len(run) >= radixRun:
-			p.sortFrom(run, depth+6)
-		default:
-			slices.SortFunc(run, func(a, b rule) int {
-				if c := compareAfter(pattern(&a), pattern(&b), depth+6); c != 0 {
-					return c
-				}
-				return int(a.line) - int(b.line)
-			})
-		}
-		start = end
-	}
-}
-
-// inOrder reports whether rs is already sorted by pattern, then line.
-// (splitKinds may have moved rules, so lines are compared too.)
-func (p *Policy) inOrder(rs []rule) bool {
-	for i := 1; i < len(rs); i++ {
-		a, b := p.pattern(rs[i-1]), p.pattern(rs[i])
-		if a > b || a == b && rs[i-1].line > rs[i].line {
-			return false
-		}
-	}
-	return true
-}
-
-// dropRepeats removes every rule of the sorted rs whose pattern the rule
-// before it has (the first line stays) and returns how many remain at the
-// front of rs.
-func (p *Policy) dropRepeats(rs []rule) int {
-	kept := 0
-	for i := range rs {
-		if kept > 0 && rs[i].n == rs[kept-1].n && p.pattern(rs[i]) == p.pattern(rs[kept-1]) {
-			continue // a repeat, on a later line
-		}
-		rs[kept] = rs[i]
-		kept++
-	}
-	return kept
-}
-
-// compareAfter orders patterns a and b whose first k octets are known to
-// agree (zero-padded), as strings.Compare would.
-func compareAfter(a, b string, k int) int {
-	if len(a) <= k || len(b) <= k {
-		return len(a) - len(b) // patterns hold no NUL: the shorter is a prefix
-	}
-	return strings.Compare(a[k:], b[k:])
-}
-
-// longerThan reports whether a pattern of rs is longer than n octets (the
-// key sortLiterals keeps in the upper half of rule.n is masked off).
-func longerThan(rs []rule, n int) bool {
-	for i := range rs {
-		if int(rs[i].n&0xFFFF) > n {
-			return true
-		}
-	}
-	return false
-}
-
-// maxPatternLen bounds a stored pattern: a line's value with every octet
-// percent-encoded. It must fit in 16 bits (compileLiterals borrows the rest
-// of rule.n); the constant conversion below fails to compile otherwise.
-const maxPatternLen = 3 * maxLineLen
-
-const _ uint16 = maxPatternLen
-
 // octetMask is a 64-bit summary of the octets a wildcard pattern needs in a
 // path (every octet but '*' and a final '$'). A path whose own mask lacks one
 // of these bits cannot match, which lets most wildcard rules be skipped
@@ -309,27 +101,28 @@ func pathMask(path string) uint64 {
 	return m
 }
 
-// best is the highest-priority match of one kind seen so far. Its zero value
-// is not usable; start from noMatch.
+// best is the match that decides so far: the highest priority, Allow on a
+// tie, then the earliest line. Its zero value is not usable; start from
+// noMatch.
 type best struct {
-	prio int   // pattern length; -1: nothing matched
-	line int32 // line of the rule; ties go to the earliest line
-	rule int32 // index in Policy.rules
+	prio   int32 // pattern length; -1: nothing matched
+	line   int32
+	allow  bool
+	off, n uint32 // the rule's pattern as stored, for Verdict.Rule
 }
 
-var noMatch = best{prio: -1, line: 0, rule: -1}
+var noMatch = best{prio: -1}
 
-// offer records a matching rule if it beats the current best.
-func (b *best) offer(prio int, line, rule int32) {
-	if prio > b.prio || (prio == b.prio && line < b.line) {
-		*b = best{prio, line, rule}
+// beats reports whether a rule of priority prio, kind allow, on line would
+// decide instead of b.
+func (b *best) beats(prio int32, allow bool, line int32) bool {
+	if prio != b.prio {
+		return prio > b.prio
 	}
-}
-
-// beatable reports whether a rule of priority prio on line could still
-// replace b.
-func (b *best) beatable(prio int, line int32) bool {
-	return prio > b.prio || (prio == b.prio && line < b.line)
+	if allow != b.allow {
+		return allow
+	}
+	return line < b.line
 }
 
 // Check decides whether the crawler whose product token is userAgent (such as
@@ -337,7 +130,8 @@ func (b *best) beatable(prio int, line int32) bool {
 // ?query. Only the path and query are compared; the fragment is ignored. The
 // URL is not decoded; octets outside US-ASCII are percent-encoded first.
 //
-// Check does not allocate for URLs of up to 512 bytes after encoding.
+// Check does not allocate for URLs of up to 512 bytes after encoding. The
+// first question that needs a group builds the group's index.
 func (p *Policy) Check(userAgent, rawURL string) Verdict {
 	path, ready := pathSpan(rawURL)
 	if ready {
@@ -363,66 +157,59 @@ func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 	if p == nil {
 		return Verdict{Allowed: true, Reason: ReasonNoMatch}
 	}
-	allow, disallow := noMatch, noMatch
+	b := noMatch
 	var mask uint64
 	pk := prefix8(path)
 	for i := range sel.n {
-		sp := &p.groups[p.groupAt(sel, i)].spans
-		p.bestLiteral(sp[allowLit], path, pk, &allow)
-		p.bestLiteral(sp[disallowLit], path, pk, &disallow)
-		if sp[allowWild].start != sp[disallowWild].end {
+		g := p.groupAt(sel, i)
+		ix := p.groupIndex(g)
+		p.bestLiteral(p.groups[g].start, ix, path, pk, &b)
+		if len(ix.wild) > 0 {
 			if mask == 0 {
 				mask = pathMask(path)
 			}
-			p.bestWild(sp[allowWild], path, mask, &allow)
-			p.bestWild(sp[disallowWild], path, mask, &disallow)
+			p.bestWild(ix, path, mask, &b)
 		}
 	}
-	return p.verdict(allow, disallow)
+	return p.verdict(b)
 }
 
-// verdict turns the best Allow and Disallow matches into a decision, as the
-// reference matcher does: only matches of positive priority decide, Allow
-// wins ties, and the reported line is that of the higher match (Allow's on
-// a tie).
-func (p *Policy) verdict(allow, disallow best) Verdict {
-	if disallow.prio > allow.prio && disallow.prio > 0 {
-		return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(disallow.line), Rule: p.written(disallow)}
-	}
-	if allow.prio > 0 {
-		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(allow.line), Rule: p.written(allow)}
-	}
-	deciding := allow
-	if disallow.prio > allow.prio {
-		deciding = disallow
-	}
-	if deciding.prio < 0 {
+// verdict turns the deciding match into a Verdict, as the reference matcher
+// decides: only a match of positive priority decides, Allow wins a tie,
+// and an empty pattern (priority 0) never disallows.
+func (p *Policy) verdict(b best) Verdict {
+	switch {
+	case b.prio < 0:
 		return Verdict{Allowed: true, Reason: ReasonNoMatch}
+	case b.prio == 0:
+		return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(b.line), Rule: ""}
+	case b.allow:
+		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(b.line), Rule: p.written(b)}
 	}
-	return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(deciding.line), Rule: ""}
+	return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(b.line), Rule: p.written(b)}
 }
 
-// written returns the value of the rule as written in robots.txt.
+// written returns the value of the deciding rule as written in robots.txt.
 func (p *Policy) written(b best) string {
 	if raw, ok := p.raws[b.line]; ok {
 		return raw
 	}
-	return p.pattern(p.rules[b.rule])
+	return p.text[b.off : b.off+b.n]
 }
 
-// bestLiteral finds the longest literal pattern of s that is a prefix of
-// path, in O(log n) comparisons plus a walk up its prefix chain. pk is
-// prefix8(path): most comparisons are settled by it, without calling into
-// the string comparison.
-func (p *Policy) bestLiteral(s span, path string, pk uint64, b *best) {
-	rs := p.rules[s.start:s.end]
+// bestLiteral finds the longest literal pattern of the group (whose rules
+// start at start) that is a prefix of path, in O(log n) comparisons plus a
+// walk up its prefix chain, and offers it to b. pk is prefix8(path): most
+// comparisons are settled by it, without calling into the string
+// comparison.
+func (p *Policy) bestLiteral(start int32, ix *groupIndex, path string, pk uint64, b *best) {
+	rs := p.rules[start:ix.litEnd]
 	// i: the last pattern <= path. Every pattern that is a prefix of path
 	// is a prefix of rs[i], so it lies on rs[i]'s parent chain.
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		r := &rs[mid]
-		if patternAtMost(p.text[r.off:r.off+r.n], path, pk) {
+		if patternAtMost(p.pattern(rs[mid]), path, pk) {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -432,12 +219,18 @@ func (p *Policy) bestLiteral(s span, path string, pk uint64, b *best) {
 	if i < 0 {
 		return
 	}
-	lcp := commonPrefixLen(p.pattern(rs[i]), path)
-	for i >= 0 && int(rs[i].n) > lcp {
-		i = int(rs[i].parent)
+	pat := p.pattern(rs[i])
+	lcp := commonPrefixLen(pat, path)
+	for len(pat) > lcp {
+		i = int(ix.parents[i])
+		if i < 0 {
+			return
+		}
+		pat = p.pattern(rs[i])
 	}
-	if i >= 0 {
-		b.offer(int(rs[i].n), rs[i].line, s.start+int32(i))
+	r := rs[i]
+	if prio := int32(len(pat)); b.beats(prio, r.isAllow(), r.line()) {
+		*b = best{prio, r.line(), r.isAllow(), r.off(), uint32(len(pat))}
 	}
 }
 
@@ -482,25 +275,21 @@ func commonPrefixLen(a, b string) int {
 	return n
 }
 
-// bestWild tries the wildcard rules of s, highest priority first, and stops
-// at the first match or as soon as no remaining rule could beat b. It scans
+// bestWild tries the wildcard rules of ix in precedence order and stops at
+// the first match or as soon as no remaining rule could beat b. It scans
 // the dense mask array and loads a rule only when the path holds every
-// octet the rule needs; since rules are sorted by priority, the first such
-// rule that cannot beat b ends the search.
-func (p *Policy) bestWild(s span, path string, mask uint64, b *best) {
-	base := int32(p.wildBase)
-	masks := p.masks[s.start-base : s.end-base]
-	for j, m := range masks {
+// octet the rule needs.
+func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
+	for j, m := range ix.masks {
 		if m&^mask != 0 {
 			continue
 		}
-		i := s.start + int32(j)
-		r := &p.rules[i]
-		if !b.beatable(int(r.n), r.line) {
+		w := &ix.wild[j]
+		if !b.beats(w.prio, w.allow, w.line) {
 			return
 		}
-		if matchWild(p.text[r.off:r.off+r.n], path) {
-			b.offer(int(r.n), r.line, i)
+		if matchPieces(p.text[w.off:w.off+w.match], path, w.anchor) {
+			*b = best{w.prio, w.line, w.allow, w.off, w.n}
 			return
 		}
 	}
@@ -518,6 +307,12 @@ func matchWild(pattern, path string) bool {
 	if anchored {
 		pattern = pattern[:len(pattern)-1]
 	}
+	return matchPieces(pattern, path, anchored)
+}
+
+// matchPieces is matchWild for a pattern without its final '$', anchored
+// when it had one.
+func matchPieces(pattern, path string, anchored bool) bool {
 	star := strings.IndexByte(pattern, '*')
 	if star < 0 {
 		if anchored {

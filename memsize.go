@@ -9,11 +9,13 @@ import (
 	"unsafe"
 )
 
-// memSize estimates the heap bytes p retains: its own struct and every
-// slice, string and map it holds, rounded up as the Go allocator rounds
-// them. It is an estimate (maps are sized from their length, not their
-// actual buckets) meant to be within about 15% of the truth; the cache
-// evicts by it. A nil *Policy retains nothing.
+// memSize estimates the heap bytes p retains once every group's index is
+// built: its own struct and every slice, string and map it holds, rounded up
+// as the Go allocator rounds them. Indexes are built on first use, so until
+// then it overstates p, which errs on the safe side for the cache that
+// evicts by it. It is an estimate (maps are sized from their length, not
+// their actual buckets) meant to be within about 15% of the truth. A nil
+// *Policy retains nothing.
 func (p *Policy) memSize() int64 {
 	if p == nil {
 		return 0
@@ -21,19 +23,17 @@ func (p *Policy) memSize() int64 {
 	n := allocSize(int(unsafe.Sizeof(*p)))
 	n += allocSize(len(p.text))
 	n += sliceSize(p.rules)
-	n += sliceSize(p.masks)
 	n += sliceSize(p.groups)
+	n += sliceSize(p.index)
 	n += sliceSize(p.lists)
+	n += sliceSize(p.agents)   // their tokens are in text
 	n += sliceSize(p.sitemaps) // their URLs are in text
+	n += p.indexSize()
 	var (
-		sel   groupSel
 		delay = p.globalDelay
 		line  int32
+		off   uint32
 	)
-	n += mapSize(len(p.agents), int(unsafe.Sizeof("")+unsafe.Sizeof(sel)))
-	for k := range p.agents {
-		n += stringSize(k)
-	}
 	n += mapSize(len(p.delays), int(unsafe.Sizeof("")+unsafe.Sizeof(delay)))
 	for k := range p.delays {
 		n += stringSize(k)
@@ -42,7 +42,26 @@ func (p *Policy) memSize() int64 {
 	for _, v := range p.raws {
 		n += stringSize(v)
 	}
+	n += mapSize(len(p.long), int(2*unsafe.Sizeof(off)))
 	return int64(n)
+}
+
+// indexSize is what building every group's index adds: the index itself
+// and a parent per literal rule for each group, and a wildRule and a mask
+// per wildcard rule.
+func (p *Policy) indexSize() int {
+	var (
+		ix     groupIndex
+		w      wildRule
+		parent int32
+		mask   uint64
+	)
+	n := 0
+	for _, g := range p.groups {
+		n += allocSize(int(unsafe.Sizeof(ix)))
+		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(parent)))
+	}
+	return n + p.wildRules*int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
 }
 
 // sliceSize is the heap size of s's backing array.

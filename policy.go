@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,49 +17,63 @@ const (
 	// rest of an overlong line is ignored, as in the reference parser.
 	maxLineLen = 2083*8 - 1
 	// maxPolicySize is how much of a robots.txt body ParsePolicy reads at
-	// most (RFC 9309 §2.5 asks for at least 500 KiB). It keeps every offset
-	// within 32 bits.
-	maxPolicySize = 1 << 30
+	// most: 32 times the 500 KiB RFC 9309 §2.5 asks for (and all the
+	// reference parser reads). It keeps a rule within eight bytes (see
+	// rule).
+	maxPolicySize = 16 << 20
 )
 
 // Policy is a compiled robots.txt file: its groups with their rules (each
 // with the line it came from), its sitemaps and its crawl delays. Build one
-// with ParsePolicy and ask it many questions with Check; it is immutable and
-// safe for concurrent use. The zero value and a nil *Policy allow everything.
+// with ParsePolicy and ask it many questions with Check; it is safe for
+// concurrent use and answers every question the same way. The zero value and
+// a nil *Policy allow everything.
+//
+// ParsePolicy keeps each rule as written, in file order; a group's index for
+// Check is built the first time a question needs that group (compile.go),
+// so that the groups of other crawlers cost nothing but their patterns.
 type Policy struct {
-	text   string           // every stored pattern, back to back (see matcher.go)
-	rules  []rule           // literal rules of all groups, then wildcard rules
-	masks  []uint64         // masks[i-wildBase]: octets rule i needs (matcher.go)
-	raws   map[int32]string // line → value as written, where it differs from the stored pattern
+	// text holds every pattern, percent-encoded, in file order, then the
+	// lower-cased agent tokens and the sitemap URLs.
+	text  string
+	rules []rule            // every group's rules, in its span (see group)
+	long  map[uint32]uint32 // off → length of patterns of longLen octets or more
+	raws  map[int32]string  // line → value as written, where it differs from the stored pattern
+
 	groups []group
+	// index[g] is group g's index once a check has needed it (compile.go).
+	// mu serialises building them.
+	index []atomic.Pointer[groupIndex]
+	mu    sync.Mutex
 
-	wildBase int // index of the first wildcard rule in rules
-
-	// agents maps a lower-cased product token taken from a user-agent line
-	// to the groups naming it, in file order. global selects the "*"
+	// agents lists the lower-cased product tokens named by user-agent
+	// lines, sorted, with the groups naming each; global selects the "*"
 	// groups. Selections of more than one group list them in lists.
-	agents map[string]groupSel
+	agents []agentSel
 	global groupSel
 	lists  []int32
-	// agentBits has agentBit(key) set for every key of agents, so that
-	// most tokens a file does not name skip the map lookup.
+	// agentBits has agentBit(token) set for every token of agents, so
+	// that most tokens a file does not name skip the search.
 	agentBits uint64
 
 	sitemaps []textRef // in text; see sitemap.go
 
-	// Crawl delays, keyed like agents. They have their own, narrower
-	// scoping than rules (see builder.delayScope).
+	// Crawl delays, keyed by lower-cased token. They have their own,
+	// narrower scoping than rules (see builder.delayScope).
 	delays      map[string]time.Duration
 	globalDelay time.Duration // 0: none
+
+	// wildRules counts the rules whose pattern holds '*' or ends in '$',
+	// and the directory rules of index.html Allows, for memSize.
+	wildRules int
 }
 
 // group is one record of robots.txt: one or more user-agent lines followed by
-// rules. Its rules live in Policy.rules, in four spans (see ruleKind).
+// rules, which are Policy.rules[start:end] in file order until the group's
+// index is built.
 type group struct {
-	line int32 // line of the group's first user-agent line
-	// spans says where each kind of rule lives in Policy.rules. While the
-	// builder places rules, see builder.place for what they hold.
-	spans [numKinds]span
+	line       int32 // line of the group's first user-agent line
+	start, end int32
 }
 
 // span is the half-open range [start, end) of Policy.rules.
@@ -67,7 +83,7 @@ type span struct{ start, end int32 }
 type directive struct {
 	line  int32
 	key   keyKind
-	value []byte // trimmed, not yet percent-encoded
+	value []byte // trimmed, not yet percent-encoded; a slice of the input
 }
 
 // keyKind is the kind of a robots.txt line, decided by its key.
@@ -90,17 +106,19 @@ const (
 // the right word ("User-agents:"), a missing colon ("Disallow /x"), and common
 // misspellings ("Dissallow", "Useragent", "Site-map"). Bytes of a line past
 // 16,663 are ignored, as is anything after a NUL byte on a line, and anything
-// after the first GiB of input.
+// after the first 16 MiB of input.
 //
 // ParsePolicy copies what it keeps; robotsTxt may be reused afterwards.
 func ParsePolicy(robotsTxt []byte) *Policy {
 	if len(robotsTxt) > maxPolicySize {
 		robotsTxt = robotsTxt[:maxPolicySize]
 	}
-	var b builder
-	eachDirective(robotsTxt, b.count)
-	b.layout()
-	eachDirective(robotsTxt, b.place)
+	b := builder{p: new(Policy), in: robotsTxt[:len(robotsTxt):len(robotsTxt)]}
+	// Every rule takes a line: the line count sizes the rules (plus one
+	// when a CR-only file is read as LF-counted, which append absorbs).
+	lines := max(bytes.Count(robotsTxt, []byte{'\n'}), bytes.Count(robotsTxt, []byte{'\r'})) + 1
+	b.p.rules = make([]rule, 0, lines)
+	eachDirective(b.in, b.add)
 	return b.finish()
 }
 
@@ -160,21 +178,15 @@ func isTokenChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' || c == '_'
 }
 
-// builder compiles a Policy in two passes over the directives: count sizes
-// everything exactly, place fills the rules in. Both passes see the same
-// directives and so form the same groups.
+// builder compiles a Policy in one pass over the directives, noting where
+// each pattern, token and sitemap sits in the input; finish then copies them
+// into one exactly sized text.
 type builder struct {
-	p Policy
+	p  *Policy
+	in []byte // the input; every directive value is a slice of it
 
-	cur      int32 // index of the open group
-	nGroups  int32 // groups formed so far in this pass
-	sawRule  bool  // a rule line followed the open group's user-agent lines
-	textSize int   // bytes of patterns, counted in the first pass
-	// nLit and nWild count literal and wildcard rules in the first pass;
-	// in the second they are the next free slots of each region.
-	nLit, nWild int32
-	text        strings.Builder
-	nMaps       int32 // sitemap lines kept, counted in the first pass
+	sawRule  bool // a rule line followed the open group's user-agent lines
+	textSize int  // bytes of text: patterns once encoded, tokens, sitemaps
 
 	// delayScope holds the agents a Crawl-delay or Request-rate line
 	// applies to: the run of user-agent lines just before it. Unlike
@@ -190,63 +202,48 @@ type builder struct {
 	scopeGlobal bool
 	lastWasUA   bool
 
-	// multi holds the groups of each agent named by more than one group
-	// (and globals those of "*") until finish moves them to Policy.lists.
-	multi   map[string][]int32
-	globals []int32
+	globals []int32 // the groups naming "*"
 }
 
-// openGroup applies RFC 9309 §2.2.1 group formation: a user-agent line that
-// follows a rule starts a new group; other records never close a group.
-// It reports whether the line opened a group.
-func (b *builder) openGroup() bool {
-	opened := b.nGroups == 0 || b.sawRule
-	if opened {
-		b.nGroups++
-		b.sawRule = false
-	}
-	b.cur = b.nGroups - 1
-	return opened
-}
+// offset returns where value, a slice of the input, starts in it.
+func (b *builder) offset(value []byte) int { return cap(b.in) - cap(value) }
 
-// inGroup reports whether a rule line belongs to a group. Rules before the
-// first user-agent line belong to none and are ignored.
-func (b *builder) inGroup() bool { return b.nGroups > 0 }
+// cur is the index of the open group, or -1 before the first user-agent line.
+func (b *builder) cur() int32 { return int32(len(b.p.groups)) - 1 }
 
-func (b *builder) count(d directive) {
+// add takes one directive. Group formation follows RFC 9309 §2.2.1: a
+// user-agent line that follows a rule starts a new group; other records
+// never close a group; rules before the first user-agent line belong to no
+// group and are ignored.
+func (b *builder) add(d directive) {
 	wasUA := b.lastWasUA
 	b.lastWasUA = d.key == keyUserAgent
 	switch d.key {
 	case keyUserAgent:
-		b.openGroup()
+		if len(b.p.groups) == 0 || b.sawRule {
+			n := int32(len(b.p.rules))
+			b.p.groups = append(b.p.groups, group{line: d.line, start: n, end: n})
+			b.sawRule = false
+		}
 		if !wasUA {
 			b.delayScope, b.scopeGlobal = b.delayScope[:0], false
 		}
 		b.addAgent(d.value)
 	case keyAllow, keyDisallow:
-		if !b.inGroup() {
+		if b.cur() < 0 {
 			return
 		}
 		b.sawRule = true
-		if kindOf(d.key == keyAllow, d.value) >= allowWild {
-			b.nWild++
-		} else {
-			b.nLit++
-		}
+		b.p.rules = append(b.p.rules, rawRule(d.key == keyAllow, b.offset(d.value), len(d.value), d.line))
+		b.p.groups[b.cur()].end = int32(len(b.p.rules))
 		b.textSize += escapedLen(d.value)
-		if d.key == keyAllow {
-			if k := indexHTMLPrefix(d.value); k >= 0 {
-				b.nWild++
-				b.textSize += escapedLen(d.value[:k]) + 1
-			}
-		}
 	case keySitemap:
 		if isSitemapURL(d.value) {
-			b.nMaps++
+			b.p.sitemaps = append(b.p.sitemaps, textRef{uint32(b.offset(d.value)), uint32(len(d.value))})
 			b.textSize += len(d.value)
 		}
 	case keyCrawlDelay, keyRequestRate:
-		if !b.inGroup() {
+		if b.cur() < 0 {
 			return
 		}
 		var d0 time.Duration
@@ -282,43 +279,21 @@ func (b *builder) addDelay(d time.Duration) {
 	}
 }
 
+// addAgent notes the token of a user-agent line for the open group; finish
+// sorts and merges them.
 func (b *builder) addAgent(value []byte) {
 	token, global := agentToken(value)
 	if global {
 		b.scopeGlobal = true
-		if n := len(b.globals); n == 0 || b.globals[n-1] != b.cur {
-			b.globals = append(b.globals, b.cur)
+		if n := len(b.globals); n == 0 || b.globals[n-1] != b.cur() {
+			b.globals = append(b.globals, b.cur())
 		}
 		return
 	}
-	if b.p.agents == nil {
-		b.p.agents = make(map[string]groupSel)
-	}
-	var buf [64]byte
-	low := append(buf[:0], token...)
-	for i, c := range low {
-		low[i] = lower(c)
-	}
 	b.delayScope = append(b.delayScope, token)
-	b.p.agentBits |= agentBit(low)
-	sel, ok := b.p.agents[string(low)] // no allocation for the lookup
-	switch {
-	case !ok:
-		b.p.agents[string(low)] = groupSel{first: b.cur, n: 1}
-	case sel.first == b.cur:
-		// The open group already names the agent.
-	case sel.n == 1:
-		// A second group names the agent: keep the list aside.
-		if b.multi == nil {
-			b.multi = make(map[string][]int32)
-		}
-		b.multi[string(low)] = []int32{sel.first, b.cur}
-		b.p.agents[string(low)] = groupSel{first: b.cur, n: 2}
-	default:
-		// While the list grows, first holds its last group.
-		b.multi[string(low)] = append(b.multi[string(low)], b.cur)
-		b.p.agents[string(low)] = groupSel{first: b.cur, n: sel.n + 1}
-	}
+	b.p.agentBits |= agentBit(token)
+	b.p.agents = append(b.p.agents, agentSel{textRef{uint32(b.offset(token)), uint32(len(token))}, groupSel{first: b.cur(), n: 1}})
+	b.textSize += len(token)
 }
 
 func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
@@ -328,148 +303,57 @@ func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
 	return s[len(prefix):], true
 }
 
-// layout sizes the rules exactly: all literal rules first, then all
-// wildcard rules, so that the wildcard masks form one dense slice. Each
-// group's rules of one class are contiguous, since groups follow one
-// another in the file.
-func (b *builder) layout() {
-	b.p.wildBase = int(b.nLit)
-	b.p.rules = make([]rule, b.nLit+b.nWild)
-	b.p.masks = make([]uint64, b.nWild)
-	b.p.groups = make([]group, 0, b.nGroups)
-	if b.nMaps > 0 {
-		b.p.sitemaps = make([]textRef, 0, b.nMaps)
-	}
-	b.text.Grow(b.textSize)
-	// The second pass forms the groups again and fills the regions.
-	b.nGroups, b.sawRule = 0, false
-	b.nLit, b.nWild = 0, b.nLit
-}
-
-// place fills the rules in, in file order. While it runs, a group's
-// literal rules are [spans[allowLit].start, spans[disallowLit].end), with
-// spans[allowLit].end counting its Allow rules, and likewise for wildcard
-// rules; rule.parent marks Allow rules. splitKinds then separates them.
-func (b *builder) place(d directive) {
-	switch d.key {
-	case keyUserAgent:
-		// Agents were recorded in the first pass.
-		if b.openGroup() {
-			var g group
-			g.line = d.line
-			g.spans[allowLit] = span{b.nLit, 0}
-			g.spans[disallowLit] = span{b.nLit, b.nLit}
-			g.spans[allowWild] = span{b.nWild, 0}
-			g.spans[disallowWild] = span{b.nWild, b.nWild}
-			b.p.groups = append(b.p.groups, g)
-		}
-	case keyAllow, keyDisallow:
-		if !b.inGroup() {
-			return
-		}
-		b.sawRule = true
-		allow := d.key == keyAllow
-		pat := b.addPattern(d.value, d.value, d.line)
-		b.addRule(kindOf(allow, d.value), pat, d.line)
-		if allow {
-			if k := indexHTMLPrefix(d.value); k >= 0 {
-				// "Allow: /d/index.html" also allows "/d/".
-				pat := b.addPattern(d.value[:k], d.value, d.line)
-				b.text.WriteByte('$')
-				pat.n++
-				b.addRule(allowWild, pat, d.line)
-			}
-		}
-	case keySitemap:
-		if isSitemapURL(d.value) {
-			off := b.text.Len()
-			b.text.Write(d.value)
-			b.p.sitemaps = append(b.p.sitemaps, textRef{uint32(off), uint32(len(d.value))})
-		}
-	}
-}
-
-// addRule appends a rule of kind to the open group's region for its class.
-func (b *builder) addRule(kind ruleKind, r rule, line int32) {
-	r.line = line
-	sp := &b.p.groups[b.cur].spans
-	pos, region, allows := &b.nLit, &sp[disallowLit], &sp[allowLit]
-	if kind >= allowWild {
-		pos, region, allows = &b.nWild, &sp[disallowWild], &sp[allowWild]
-	}
-	if kind == allowLit || kind == allowWild {
-		r.parent = 1
-		allows.end++
-	}
-	b.p.rules[*pos] = r
-	*pos++
-	region.end = *pos
-}
-
-// splitKinds moves each group's Allow rules before its Disallow rules in
-// both regions and sets the four spans.
-func (b *builder) splitKinds() {
-	for g := range b.p.groups {
-		sp := &b.p.groups[g].spans
-		for _, k := range [...]ruleKind{allowLit, allowWild} {
-			start, end, allows := sp[k].start, sp[k+1].end, sp[k].end
-			i := start
-			for j := start; j < end; j++ {
-				if b.p.rules[j].parent == 1 {
-					b.p.rules[i], b.p.rules[j] = b.p.rules[j], b.p.rules[i]
-					i++
-				}
-			}
-			sp[k] = span{start, start + allows}
-			sp[k+1] = span{start + allows, end}
-		}
-	}
-}
-
-// addPattern appends the percent-encoded pattern to the text. When the
-// stored pattern differs from the value as written on the line, the written
-// value is kept for Verdict.Rule.
-func (b *builder) addPattern(pattern, written []byte, line int32) (r rule) {
-	r.off = uint32(b.text.Len())
-	writeEscaped(&b.text, pattern)
-	r.n = uint32(b.text.Len()) - r.off
-	if len(pattern) != len(written) || b.text.String()[r.off:] != string(written) {
-		if b.p.raws == nil {
-			b.p.raws = make(map[int32]string)
-		}
-		b.p.raws[line] = string(written)
-	}
-	return r
-}
-
+// finish copies the patterns, tokens and sitemaps into the text, in that
+// order, and resolves the agents.
 func (b *builder) finish() *Policy {
-	b.p.text = b.text.String()
-	b.splitKinds()
-	b.p.sitemaps = dedupeSitemaps(b.p.text, b.p.sitemaps)
-	b.p.global = b.listSel(b.globals)
-	for key, gs := range b.multi {
-		b.p.agents[key] = b.listSel(gs)
+	p := b.p
+	var text strings.Builder
+	text.Grow(b.textSize)
+	for i, r := range p.rules {
+		off, n := r.raw()
+		value := b.in[off : off+n]
+		start := text.Len()
+		writeEscaped(&text, value)
+		n = text.Len() - start
+		p.rules[i] = r.placed(start, n)
+		if n >= longLen {
+			if p.long == nil {
+				p.long = make(map[uint32]uint32)
+			}
+			p.long[uint32(start)] = uint32(n)
+		}
+		if n != len(value) || bytes.IndexByte(value, '%') >= 0 {
+			if s := text.String()[start:]; s != string(value) {
+				if p.raws == nil {
+					p.raws = make(map[int32]string)
+				}
+				p.raws[r.line()] = string(value)
+			}
+		}
+		if isWild(bytesString(value)) {
+			p.wildRules++
+		}
+		if r.isAllow() && indexHTMLPrefix(bytesString(value)) >= 0 {
+			p.wildRules++ // the directory rule it implies
+		}
 	}
-	b.p.compile()
-	// A copy, so that nothing of the builder (its maps, or the delay
-	// scope that points into the input) stays reachable.
-	p := new(Policy)
-	*p = b.p
+	for i, a := range p.agents {
+		start := text.Len()
+		for _, c := range b.in[a.tok.off : a.tok.off+a.tok.n] {
+			text.WriteByte(lower(c))
+		}
+		p.agents[i].tok.off = uint32(start)
+	}
+	for i, s := range p.sitemaps {
+		start := text.Len()
+		text.Write(b.in[s.off : s.off+s.n])
+		p.sitemaps[i].off = uint32(start)
+	}
+	p.text = text.String()
+	p.sitemaps = dedupeSitemaps(p.text, p.sitemaps)
+	p.resolveAgents(b.globals)
+	p.index = make([]atomic.Pointer[groupIndex], len(p.groups))
 	return p
-}
-
-// listSel returns the selection of groups gs, moving a list of several to
-// Policy.lists.
-func (b *builder) listSel(gs []int32) groupSel {
-	switch len(gs) {
-	case 0:
-		return groupSel{}
-	case 1:
-		return groupSel{first: gs[0], n: 1}
-	}
-	sel := groupSel{first: int32(len(b.p.lists)), n: int32(len(gs))}
-	b.p.lists = append(b.p.lists, gs...)
-	return sel
 }
 
 // parseCrawlDelay reads a Crawl-delay value: decimal seconds, greater than
@@ -536,94 +420,9 @@ func (p *Policy) CrawlDelay(userAgent string) (time.Duration, bool) {
 	if p == nil {
 		return 0, false
 	}
-	if _, specific := lookupAgent(p.agents, userAgent); specific {
+	if _, specific := p.findAgent(userAgent); specific {
 		d, ok := lookupAgent(p.delays, userAgent)
 		return d, ok
 	}
 	return p.globalDelay, p.globalDelay > 0
-}
-
-// Groups returns the lines of the user-agent records that start the groups
-// applying to userAgent, and whether they name userAgent (true) or are the
-// "*" groups used as a fallback (false). No lines means no group applies and
-// everything is allowed.
-func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
-	if p == nil {
-		return nil, false
-	}
-	sel, specific := p.groupsFor(userAgent)
-	for i := range sel.n {
-		lines = append(lines, int(p.groups[p.groupAt(sel, i)].line))
-	}
-	return lines, specific
-}
-
-// groupSel is the set of groups that apply to one product token, as
-// selectGroups resolves it: the group first when n is 1, else the n groups
-// Policy.lists[first:first+n]. It is a small comparable value, so that a
-// caller asking one policy many questions for one token (the request hook)
-// can resolve the groups once and keep the result. It is meaningful only for
-// the Policy that made it. The zero value selects no group.
-type groupSel struct {
-	first, n int32
-}
-
-// selectGroups resolves the groups that apply to token, once, for checkSel.
-// A nil *Policy selects nothing.
-func (p *Policy) selectGroups(token string) groupSel {
-	if p == nil {
-		return groupSel{}
-	}
-	sel, _ := p.groupsFor(token)
-	return sel
-}
-
-// groupAt returns the i-th group of sel (0 <= i < sel.n).
-func (p *Policy) groupAt(sel groupSel, i int32) int32 {
-	if sel.n == 1 {
-		return sel.first
-	}
-	return p.lists[sel.first+i]
-}
-
-// groupsFor chooses the groups that apply to userAgent (RFC 9309 §2.2.1):
-// every group naming it, merged; else every "*" group. A group that names
-// the agent but has no rules still replaces "*". The token is compared
-// case-insensitively and as given.
-func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
-	if p.agentBits&agentBit(userAgent) != 0 {
-		if sel, ok := lookupAgent(p.agents, userAgent); ok {
-			return sel, true
-		}
-	}
-	return p.global, false
-}
-
-// agentBit is a one-bit summary of a token's length and first octet,
-// ignoring ASCII case: tokens with different bits differ.
-func agentBit[S string | []byte](token S) uint64 {
-	var first byte
-	if len(token) > 0 {
-		first = lower(token[0])
-	}
-	return 1 << ((uint(len(token))*31 + uint(first)) & 63)
-}
-
-// lookupAgent finds userAgent in a map keyed by lower-cased tokens, without
-// allocating for tokens of up to 64 bytes.
-func lookupAgent[V any](m map[string]V, userAgent string) (V, bool) {
-	if len(m) == 0 {
-		var zero V
-		return zero, false
-	}
-	var buf [64]byte
-	key := buf[:0]
-	if len(userAgent) > len(buf) {
-		key = make([]byte, 0, len(userAgent)) // ASCII folding only, as for the keys
-	}
-	for i := range len(userAgent) {
-		key = append(key, lower(userAgent[i]))
-	}
-	v, ok := m[string(key)] // a map index by string(bytes) does not allocate
-	return v, ok
 }

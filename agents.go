@@ -1,0 +1,165 @@
+package robotsext
+
+// This file chooses the groups that apply to a crawler: the parser's agent
+// tokens, sorted once, and the search for one token.
+
+import (
+	"slices"
+	"strings"
+)
+
+// agentSel is one lower-cased product token of the file (text[tok.off:]) and
+// the groups naming it. While parsing, tok is in the input and sel is the
+// one group of the line.
+type agentSel struct {
+	tok textRef
+	sel groupSel
+}
+
+// groupSel is the set of groups that apply to one product token, as
+// selectGroups resolves it: the group first when n is 1, else the n groups
+// Policy.lists[first:first+n]. It is a small comparable value, so that a
+// caller asking one policy many questions for one token (the request hook)
+// can resolve the groups once and keep the result. It is meaningful only for
+// the Policy that made it. The zero value selects no group.
+type groupSel struct {
+	first, n int32
+}
+
+// token returns a's token.
+func (p *Policy) token(a agentSel) string { return p.text[a.tok.off : a.tok.off+a.tok.n] }
+
+// resolveAgents sorts the agents by token, merges the groups of each token
+// (in file order) into one selection, and sets the "*" selection.
+func (p *Policy) resolveAgents(globals []int32) {
+	p.global = p.listSel(globals)
+	as := p.agents
+	slices.SortStableFunc(as, func(a, b agentSel) int { return strings.Compare(p.token(a), p.token(b)) })
+	kept := 0
+	var groups []int32
+	for i := 0; i < len(as); {
+		j := i + 1
+		groups = append(groups[:0], as[i].sel.first)
+		for ; j < len(as) && p.token(as[j]) == p.token(as[i]); j++ {
+			if g := as[j].sel.first; g != groups[len(groups)-1] {
+				groups = append(groups, g) // file order: the sort is stable
+			}
+		}
+		as[kept] = agentSel{as[i].tok, p.listSel(groups)}
+		kept++
+		i = j
+	}
+	p.agents = as[:kept]
+}
+
+// listSel returns the selection of groups gs, moving a list of several to
+// Policy.lists.
+func (p *Policy) listSel(gs []int32) groupSel {
+	switch len(gs) {
+	case 0:
+		return groupSel{}
+	case 1:
+		return groupSel{first: gs[0], n: 1}
+	}
+	sel := groupSel{first: int32(len(p.lists)), n: int32(len(gs))}
+	p.lists = append(p.lists, gs...)
+	return sel
+}
+
+// findAgent returns the groups naming userAgent, compared without regard to
+// ASCII case, and whether there are any. It does not allocate for tokens of
+// up to 64 bytes.
+func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
+	if p.agentBits&agentBit(userAgent) == 0 {
+		return groupSel{}, false
+	}
+	var buf [64]byte
+	key := bytesString(lowerASCII(buf[:0], userAgent))
+	lo, hi := 0, len(p.agents)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if p.token(p.agents[mid]) < key {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(p.agents) || p.token(p.agents[lo]) != key {
+		return groupSel{}, false
+	}
+	return p.agents[lo].sel, true
+}
+
+// lowerASCII appends s with ASCII letters lower-cased.
+func lowerASCII(dst []byte, s string) []byte {
+	for i := range len(s) {
+		dst = append(dst, lower(s[i]))
+	}
+	return dst
+}
+
+// Groups returns the lines of the user-agent records that start the groups
+// applying to userAgent, and whether they name userAgent (true) or are the
+// "*" groups used as a fallback (false). No lines means no group applies and
+// everything is allowed.
+func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
+	if p == nil {
+		return nil, false
+	}
+	sel, specific := p.groupsFor(userAgent)
+	for i := range sel.n {
+		lines = append(lines, int(p.groups[p.groupAt(sel, i)].line))
+	}
+	return lines, specific
+}
+
+// selectGroups resolves the groups that apply to token, once, for checkSel.
+// A nil *Policy selects nothing.
+func (p *Policy) selectGroups(token string) groupSel {
+	if p == nil {
+		return groupSel{}
+	}
+	sel, _ := p.groupsFor(token)
+	return sel
+}
+
+// groupAt returns the i-th group of sel (0 <= i < sel.n).
+func (p *Policy) groupAt(sel groupSel, i int32) int32 {
+	if sel.n == 1 {
+		return sel.first
+	}
+	return p.lists[sel.first+i]
+}
+
+// groupsFor chooses the groups that apply to userAgent (RFC 9309 §2.2.1):
+// every group naming it, merged; else every "*" group. A group that names
+// the agent but has no rules still replaces "*". The token is compared
+// case-insensitively and as given.
+func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
+	if sel, ok := p.findAgent(userAgent); ok {
+		return sel, true
+	}
+	return p.global, false
+}
+
+// agentBit is a one-bit summary of a token's length and first octet,
+// ignoring ASCII case: tokens with different bits differ.
+func agentBit[S string | []byte](token S) uint64 {
+	var first byte
+	if len(token) > 0 {
+		first = lower(token[0])
+	}
+	return 1 << ((uint(len(token))*31 + uint(first)) & 63)
+}
+
+// lookupAgent finds userAgent in a map keyed by lower-cased tokens, without
+// allocating for tokens of up to 64 bytes.
+func lookupAgent[V any](m map[string]V, userAgent string) (V, bool) {
+	if len(m) == 0 {
+		var zero V
+		return zero, false
+	}
+	var buf [64]byte
+	v, ok := m[string(lowerASCII(buf[:0], userAgent))] // a map index by string(bytes) does not allocate
+	return v, ok
+}

@@ -1,0 +1,198 @@
+package robotsext
+
+// This file builds a group's index the first time a question needs the
+// group: its literal rules sorted in place for binary search, with prefix
+// parents, and its wildcard rules in precedence order with octet masks.
+// A crawler pays only for the groups that apply to it.
+
+import (
+	"slices"
+	"strings"
+)
+
+// groupIndex is the index of one group, immutable once published in
+// Policy.index. The group's literal rules (no '*', no final '$') are
+// Policy.rules[start:litEnd], sorted by pattern, Allow first, then line,
+// with repeated patterns dropped: the first of each is the one that decides.
+type groupIndex struct {
+	litEnd int32
+	// parents[i] is the index (from the group's start) of the longest
+	// other literal pattern that is a proper prefix of rule start+i, or -1.
+	parents []int32
+	// wild holds the wildcard rules by precedence: priority (pattern
+	// length) descending, Allow first, then line. The first that matches a
+	// path is the group's best wildcard match.
+	wild []wildRule
+	// masks[i] is octetMask of wild[i]: a path lacking one of its octets
+	// cannot match.
+	masks []uint64
+}
+
+// wildRule is a rule whose pattern holds '*' or ends in '$', or the
+// directory rule an Allow of ".../index.htm..." implies (see
+// indexHTMLPrefix).
+type wildRule struct {
+	off, n uint32 // the rule's pattern as stored: text[off:off+n]
+	match  uint32 // the length of it to match: n without a final '$', or the directory's
+	line   int32
+	prio   int32 // priority: n, or the directory's length plus its '$'
+	allow  bool
+	anchor bool // a final '$' (written, or the directory rule's) anchors the end
+}
+
+// groupIndex returns group g's index, building it on first use. Building
+// takes p.mu; readers of a published index take no lock.
+func (p *Policy) groupIndex(g int32) *groupIndex {
+	if ix := p.index[g].Load(); ix != nil {
+		return ix
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ix := p.index[g].Load(); ix != nil {
+		return ix // built while this call waited
+	}
+	ix := p.buildIndex(p.groups[g])
+	p.index[g].Store(ix)
+	return ix
+}
+
+// buildIndex sorts the literal rules of gr to the front of its span and
+// builds the rest of its index. Only the group's own span is written, and
+// nothing reads it before the index is published.
+func (p *Policy) buildIndex(gr group) *groupIndex {
+	rs := p.rules[gr.start:gr.end]
+	ix := new(groupIndex)
+	// Wildcard rules leave the span; literal rules close up in file order.
+	lits := 0
+	for _, r := range rs {
+		pat := p.pattern(r)
+		if r.isAllow() {
+			if k := indexHTMLPrefix(pat); k >= 0 {
+				ix.wild = append(ix.wild, wildRule{r.off(), uint32(len(pat)), uint32(k), r.line(), int32(k + 1), true, true})
+			}
+		}
+		if isWild(pat) {
+			m := strings.TrimSuffix(pat, "$")
+			ix.wild = append(ix.wild, wildRule{r.off(), uint32(len(pat)), uint32(len(m)), r.line(), int32(len(pat)), r.isAllow(), len(m) < len(pat)})
+			continue
+		}
+		rs[lits] = r
+		lits++
+	}
+	rs = rs[:lits]
+	rs = rs[:p.sortLiterals(rs)]
+	ix.litEnd = gr.start + int32(len(rs))
+	ix.parents = p.prefixParents(rs)
+	slices.SortFunc(ix.wild, func(a, b wildRule) int {
+		if a.prio != b.prio {
+			return int(b.prio - a.prio)
+		}
+		if a.allow != b.allow {
+			if a.allow {
+				return -1
+			}
+			return 1
+		}
+		return int(a.line - b.line)
+	})
+	ix.masks = make([]uint64, len(ix.wild))
+	for i, w := range ix.wild {
+		ix.masks[i] = octetMask(p.text[w.off : w.off+w.match])
+	}
+	return ix
+}
+
+// isWild reports whether a pattern is matched by the wildcard matcher: it
+// holds '*' or ends in '$'.
+func isWild(pat string) bool {
+	return len(pat) > 0 && pat[len(pat)-1] == '$' || strings.IndexByte(pat, '*') >= 0
+}
+
+// indexHTMLPrefix returns the length of the pattern up to and including its
+// last '/' when that slash starts "/index.htm", else -1. Such an Allow rule
+// also allows the directory itself (the reference's index.html rule).
+// Percent-encoding never adds or moves a '/', so the pattern as stored and
+// as written give the same directory.
+func indexHTMLPrefix(pat string) int {
+	k := strings.LastIndexByte(pat, '/')
+	const index = "/index.htm"
+	if k < 0 || !strings.HasPrefix(pat[k:], index) {
+		return -1
+	}
+	return k + 1
+}
+
+// litCompare orders literal rules: by pattern, then Allow before Disallow,
+// then by line.
+func (p *Policy) litCompare(a, b rule) int {
+	if c := strings.Compare(p.pattern(a), p.pattern(b)); c != 0 {
+		return c
+	}
+	if a.isAllow() != b.isAllow() {
+		if a.isAllow() {
+			return -1
+		}
+		return 1
+	}
+	return int(a.line() - b.line())
+}
+
+// sortLiterals sorts rs by litCompare, drops every rule whose pattern an
+// earlier rule of rs has (the Allow, or the earliest line, stays), and
+// returns how many rules remain at the front of rs.
+func (p *Policy) sortLiterals(rs []rule) int {
+	if !slices.IsSortedFunc(rs, p.litCompare) {
+		// Many files list their rules sorted; others are sorted on
+		// eight-octet keys first, so that most comparisons touch no text.
+		keyed := make([]keyedRule, len(rs))
+		for i, r := range rs {
+			keyed[i] = keyedRule{prefix8(p.pattern(r)), r}
+		}
+		slices.SortFunc(keyed, func(a, b keyedRule) int {
+			if a.key != b.key {
+				if a.key < b.key {
+					return -1
+				}
+				return 1
+			}
+			return p.litCompare(a.r, b.r)
+		})
+		for i, k := range keyed {
+			rs[i] = k.r
+		}
+	}
+	kept := 0
+	for i := range rs {
+		if kept > 0 && p.pattern(rs[i]) == p.pattern(rs[kept-1]) {
+			continue // a repeat: the rule before it decides
+		}
+		rs[kept] = rs[i]
+		kept++
+	}
+	return kept
+}
+
+// keyedRule is a rule with the first eight octets of its pattern as a key.
+type keyedRule struct {
+	key uint64
+	r   rule
+}
+
+// prefixParents links each pattern of the sorted rs to its longest proper
+// prefix in rs.
+func (p *Policy) prefixParents(rs []rule) []int32 {
+	parents := make([]int32, len(rs))
+	var stack []int32 // chain of prefixes of the current pattern
+	for i := range rs {
+		pat := p.pattern(rs[i])
+		for len(stack) > 0 && !strings.HasPrefix(pat, p.pattern(rs[stack[len(stack)-1]])) {
+			stack = stack[:len(stack)-1]
+		}
+		parents[i] = -1
+		if len(stack) > 0 {
+			parents[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, int32(i))
+	}
+	return parents
+}
