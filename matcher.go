@@ -1,9 +1,7 @@
 package robotsext
 
 import (
-	"bytes"
 	"encoding/binary"
-	"math/bits"
 	"strings"
 )
 
@@ -22,14 +20,22 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// escapedLen is the length of s after writeEscaped. It counts the octets
-// outside US-ASCII eight at a time.
+// escapedLen is the length of s after writeEscaped: two more octets for
+// each octet outside US-ASCII. It looks at eight octets at a time, and
+// counts only when there is something to count.
 func escapedLen(s []byte) int {
-	n := len(s)
-	for len(s) >= 8 {
-		n += 2 * bits.OnesCount64(binary.LittleEndian.Uint64(s)&0x8080808080808080)
-		s = s[8:]
+	var high uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		high |= binary.LittleEndian.Uint64(s[i:]) & highs
 	}
+	for _, c := range s[i:] {
+		high |= uint64(c) & 0x80
+	}
+	if high == 0 {
+		return len(s)
+	}
+	n := len(s)
 	for _, c := range s {
 		if c >= 0x80 {
 			n += 2
@@ -38,14 +44,36 @@ func escapedLen(s []byte) int {
 	return n
 }
 
+// valueTraits reports, in one look at eight octets at a time, whether
+// writeEscaped may change s (it holds '%' or an octet outside US-ASCII) and
+// whether s holds '*'.
+func valueTraits(s []byte) (escape, star bool) {
+	var esc, st uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		esc |= x&highs | byteMask(x, '%')
+		st |= byteMask(x, '*')
+	}
+	for _, c := range s[i:] {
+		esc |= uint64(c)&0x80 | b2u(c == '%')
+		st |= b2u(c == '*')
+	}
+	return esc != 0, st != 0
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // writeEscaped writes the pattern s normalised as RFC 9309 §2.2.2 asks:
 // octets outside US-ASCII are percent-encoded and the hex digits of existing
-// %xx escapes are upper-cased. Nothing is decoded.
+// %xx escapes are upper-cased. Nothing is decoded. Callers copy values
+// that valueTraits finds nothing to change in directly.
 func writeEscaped(w *strings.Builder, s []byte) {
-	if bytes.IndexByte(s, '%') < 0 && escapedLen(s) == len(s) {
-		w.Write(s) // the common case: nothing to encode
-		return
-	}
 	done := 0 // s[:done] is written
 	for i := 0; i < len(s); i++ {
 		c := s[i]

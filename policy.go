@@ -113,11 +113,11 @@ func ParsePolicy(robotsTxt []byte) *Policy {
 	if len(robotsTxt) > maxPolicySize {
 		robotsTxt = robotsTxt[:maxPolicySize]
 	}
-	b := builder{p: new(Policy), in: robotsTxt[:len(robotsTxt):len(robotsTxt)]}
-	// Every rule takes a line: the line count sizes the rules (plus one
-	// when a CR-only file is read as LF-counted, which append absorbs).
+	// The line count sizes the array of rules and user-agent records (see
+	// builder); files that mix CR and LF line ends may need it to grow.
 	lines := max(bytes.Count(robotsTxt, []byte{'\n'}), bytes.Count(robotsTxt, []byte{'\r'})) + 1
-	b.p.rules = make([]rule, 0, lines)
+	b := builder{p: new(Policy), in: robotsTxt[:len(robotsTxt):len(robotsTxt)], buf: make([]rule, lines)}
+	b.tail, b.scopeEnd = lines, lines
 	eachDirective(b.in, b.add)
 	return b.finish()
 }
@@ -181,16 +181,27 @@ func isTokenChar(c byte) bool {
 // builder compiles a Policy in one pass over the directives, noting where
 // each pattern, token and sitemap sits in the input; finish then copies them
 // into one exactly sized text.
+//
+// Every rule and every user-agent line takes a line of the file, so one
+// array as long as the file has lines holds both: rules from the front,
+// user-agent records (see agentRecord) from the back. The rules keep the
+// array; the records are read once by finish.
 type builder struct {
 	p  *Policy
 	in []byte // the input; every directive value is a slice of it
 
+	buf    []rule // len(buf) == cap(buf): rules are buf[:nRules], records buf[tail:], newest first
+	nRules int
+	tail   int
+
+	nGroups  int32
 	sawRule  bool // a rule line followed the open group's user-agent lines
 	textSize int  // bytes of text: patterns once encoded, tokens, sitemaps
 
-	// delayScope holds the agents a Crawl-delay or Request-rate line
-	// applies to: the run of user-agent lines just before it. Unlike
-	// rule groups, any other directive ends the run, so that
+	// The records buf[tail:scopeEnd] are the agents a Crawl-delay or
+	// Request-rate line applies to: the run of user-agent lines just
+	// before it. Unlike rule groups, any other directive ends the run, so
+	// that
 	//
 	//	User-agent: *
 	//	Crawl-delay: 5
@@ -198,18 +209,40 @@ type builder struct {
 	//	Crawl-delay: 1
 	//
 	// gives FooBot 1 s, as crawlers that honour Crawl-delay read it.
-	delayScope  [][]byte // tokens as written, in the input
-	scopeGlobal bool
-	lastWasUA   bool
-
-	globals []int32 // the groups naming "*"
+	scopeEnd  int
+	lastWasUA bool
 }
+
+// globalLen, as the length of a user-agent record, marks "*".
+const globalLen = 1<<rawLenBits - 1
+
+// agentRecord packs a user-agent line as rawRule packs a rule: where its
+// token sits in the input (globalLen for "*"), its line, and, in the Allow
+// bit, whether it opens a group.
+func agentRecord(opens bool, tokOff, tokLen int, line int32) rule {
+	return rawRule(opens, tokOff, tokLen, line)
+}
+
+// sitemapRecord packs a kept Sitemap line among the user-agent records:
+// where its URL sits in the input, and line 0, which no user-agent line has.
+func sitemapRecord(off, n int) rule { return rawRule(false, off, n, 0) }
 
 // offset returns where value, a slice of the input, starts in it.
 func (b *builder) offset(value []byte) int { return cap(b.in) - cap(value) }
 
-// cur is the index of the open group, or -1 before the first user-agent line.
-func (b *builder) cur() int32 { return int32(len(b.p.groups)) - 1 }
+// room makes room for one more rule or record. The array is sized to the
+// line count, so this copies only for files whose CR and LF line ends are
+// mixed.
+func (b *builder) room() {
+	if b.nRules < b.tail {
+		return
+	}
+	grown := make([]rule, 2*len(b.buf)+8)
+	copy(grown, b.buf[:b.nRules])
+	moved := len(grown) - len(b.buf)
+	copy(grown[b.tail+moved:], b.buf[b.tail:])
+	b.buf, b.tail, b.scopeEnd = grown, b.tail+moved, b.scopeEnd+moved
+}
 
 // add takes one directive. Group formation follows RFC 9309 §2.2.1: a
 // user-agent line that follows a rule starts a new group; other records
@@ -220,30 +253,42 @@ func (b *builder) add(d directive) {
 	b.lastWasUA = d.key == keyUserAgent
 	switch d.key {
 	case keyUserAgent:
-		if len(b.p.groups) == 0 || b.sawRule {
-			n := int32(len(b.p.rules))
-			b.p.groups = append(b.p.groups, group{line: d.line, start: n, end: n})
+		opens := b.nGroups == 0 || b.sawRule
+		if opens {
+			b.nGroups++
 			b.sawRule = false
 		}
 		if !wasUA {
-			b.delayScope, b.scopeGlobal = b.delayScope[:0], false
+			b.scopeEnd = b.tail
 		}
-		b.addAgent(d.value)
+		token, global := agentToken(d.value)
+		n := globalLen
+		if !global {
+			n = len(token)
+			b.p.agentBits |= agentBit(token)
+			b.textSize += n
+		}
+		b.room()
+		b.tail--
+		b.buf[b.tail] = agentRecord(opens, b.offset(token), n, d.line)
 	case keyAllow, keyDisallow:
-		if b.cur() < 0 {
+		if b.nGroups == 0 {
 			return
 		}
 		b.sawRule = true
-		b.p.rules = append(b.p.rules, rawRule(d.key == keyAllow, b.offset(d.value), len(d.value), d.line))
-		b.p.groups[b.cur()].end = int32(len(b.p.rules))
+		b.room()
+		b.buf[b.nRules] = rawRule(d.key == keyAllow, b.offset(d.value), len(d.value), d.line)
+		b.nRules++
 		b.textSize += escapedLen(d.value)
 	case keySitemap:
 		if isSitemapURL(d.value) {
-			b.p.sitemaps = append(b.p.sitemaps, textRef{uint32(b.offset(d.value)), uint32(len(d.value))})
+			b.room()
+			b.tail--
+			b.buf[b.tail] = sitemapRecord(b.offset(d.value), len(d.value))
 			b.textSize += len(d.value)
 		}
 	case keyCrawlDelay, keyRequestRate:
-		if b.cur() < 0 {
+		if b.nGroups == 0 {
 			return
 		}
 		var d0 time.Duration
@@ -261,15 +306,20 @@ func (b *builder) add(d directive) {
 
 // addDelay records the slowest delay for every agent of the delay scope.
 func (b *builder) addDelay(d time.Duration) {
-	if b.scopeGlobal && d > b.p.globalDelay {
-		b.p.globalDelay = d
-	}
-	for _, token := range b.delayScope {
+	for _, r := range b.buf[b.tail:b.scopeEnd] {
+		off, n := r.raw()
+		if r.line() == 0 {
+			continue // a sitemap
+		}
+		if n == globalLen {
+			b.p.globalDelay = max(b.p.globalDelay, d)
+			continue
+		}
 		if b.p.delays == nil {
 			b.p.delays = make(map[string]time.Duration)
 		}
 		var buf [64]byte
-		low := append(buf[:0], token...)
+		low := append(buf[:0], b.in[off:off+n]...)
 		for i, c := range low {
 			low[i] = lower(c)
 		}
@@ -279,21 +329,60 @@ func (b *builder) addDelay(d time.Duration) {
 	}
 }
 
-// addAgent notes the token of a user-agent line for the open group; finish
-// sorts and merges them.
-func (b *builder) addAgent(value []byte) {
-	token, global := agentToken(value)
-	if global {
-		b.scopeGlobal = true
-		if n := len(b.globals); n == 0 || b.globals[n-1] != b.cur() {
-			b.globals = append(b.globals, b.cur())
+// groupRecords forms the groups, agents and sitemaps from the records, in
+// file order, and gives each group the rules between its first line and
+// the next group's. It returns the groups naming "*".
+func (b *builder) groupRecords() (globals []int32) {
+	p, recs := b.p, b.buf[b.tail:]
+	agents, sitemaps := 0, 0
+	for _, r := range recs {
+		switch _, n := r.raw(); {
+		case r.line() == 0:
+			sitemaps++
+		case n != globalLen:
+			agents++
 		}
-		return
 	}
-	b.delayScope = append(b.delayScope, token)
-	b.p.agentBits |= agentBit(token)
-	b.p.agents = append(b.p.agents, agentSel{textRef{uint32(b.offset(token)), uint32(len(token))}, groupSel{first: b.cur(), n: 1}})
-	b.textSize += len(token)
+	p.groups = make([]group, 0, b.nGroups)
+	p.agents = make([]agentSel, 0, agents)
+	if sitemaps > 0 {
+		p.sitemaps = make([]textRef, 0, sitemaps)
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		if r.line() == 0 {
+			off, n := r.raw()
+			p.sitemaps = append(p.sitemaps, textRef{uint32(off), uint32(n)})
+			continue
+		}
+		if r.isAllow() {
+			p.groups = append(p.groups, group{line: r.line()})
+		}
+		g := int32(len(p.groups)) - 1
+		off, n := r.raw()
+		switch {
+		case n != globalLen:
+			p.agents = append(p.agents, agentSel{textRef{uint32(off), uint32(n)}, groupSel{first: g, n: 1}})
+		case len(globals) == 0 || globals[len(globals)-1] != g:
+			globals = append(globals, g)
+		}
+	}
+	rules := b.buf[:b.nRules]
+	next := 0
+	for g := range p.groups {
+		for next < len(rules) && rules[next].line() < p.groups[g].line {
+			next++
+		}
+		p.groups[g].start = int32(next)
+		if g > 0 {
+			p.groups[g-1].end = int32(next)
+		}
+	}
+	if n := len(p.groups); n > 0 {
+		p.groups[n-1].end = int32(len(rules))
+	}
+	p.rules = rules
+	return globals
 }
 
 func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
@@ -307,34 +396,12 @@ func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
 // order, and resolves the agents.
 func (b *builder) finish() *Policy {
 	p := b.p
+	globals := b.groupRecords()
 	var text strings.Builder
-	text.Grow(b.textSize)
-	for i, r := range p.rules {
-		off, n := r.raw()
-		value := b.in[off : off+n]
-		start := text.Len()
-		writeEscaped(&text, value)
-		n = text.Len() - start
-		p.rules[i] = r.placed(start, n)
-		if n >= longLen {
-			if p.long == nil {
-				p.long = make(map[uint32]uint32)
-			}
-			p.long[uint32(start)] = uint32(n)
-		}
-		if n != len(value) || bytes.IndexByte(value, '%') >= 0 {
-			if s := text.String()[start:]; s != string(value) {
-				if p.raws == nil {
-					p.raws = make(map[int32]string)
-				}
-				p.raws[r.line()] = string(value)
-			}
-		}
-		if isWild(bytesString(value)) {
-			p.wildRules++
-		}
-		if r.isAllow() && indexHTMLPrefix(bytesString(value)) >= 0 {
-			p.wildRules++ // the directory rule it implies
+	text.Grow(b.textSize - b.markRepeats())
+	for g, gr := range p.groups {
+		for i := gr.start; i < gr.end; i++ {
+			b.place(&text, g, i)
 		}
 	}
 	for i, a := range p.agents {
@@ -351,9 +418,88 @@ func (b *builder) finish() *Policy {
 	}
 	p.text = text.String()
 	p.sitemaps = dedupeSitemaps(p.text, p.sitemaps)
-	p.resolveAgents(b.globals)
+	p.resolveAgents(globals)
 	p.index = make([]atomic.Pointer[groupIndex], len(p.groups))
 	return p
+}
+
+// markRepeats finds the rules whose value is that of the rule at the same
+// place in the group before (files often repeat one block of rules for
+// several crawlers), so that place stores such a pattern once. It marks them
+// with a length of globalLen and returns the bytes saved. Values that
+// percent-encoding changes are left alone: their line keeps its own
+// Policy.raws entry.
+func (b *builder) markRepeats() (saved int) {
+	gs, rs := b.p.groups, b.p.rules
+	for g := len(gs) - 1; g > 0; g-- { // downwards: the group before is not marked yet
+		prev, cur := gs[g-1], gs[g]
+		for k := range min(prev.end-prev.start, cur.end-cur.start) {
+			pOff, pn := rs[prev.start+k].raw()
+			off, n := rs[cur.start+k].raw()
+			value := b.in[off : off+n]
+			if pn != n || string(b.in[pOff:pOff+pn]) != string(value) {
+				continue
+			}
+			if escape, _ := valueTraits(value); escape {
+				continue
+			}
+			rs[cur.start+k] = rawRule(rs[cur.start+k].isAllow(), off, globalLen, rs[cur.start+k].line())
+			saved += n
+		}
+	}
+	return saved
+}
+
+// place copies the pattern of rule i, of group g, into the text.
+func (b *builder) place(text *strings.Builder, g int, i int32) {
+	p := b.p
+	r := p.rules[i]
+	off, n := r.raw()
+	if n == globalLen {
+		// A repeat of the rule at the same place in the group before,
+		// which is placed already.
+		src := p.rules[p.groups[g-1].start+i-p.groups[g].start]
+		p.rules[i] = r.placed(int(src.off()), int(src.n()))
+		n := src.n()
+		if n == longLen {
+			n = p.long[src.off()]
+		}
+		b.countWild(r, text.String()[src.off():src.off()+n])
+		return
+	}
+	value := b.in[off : off+n]
+	start := text.Len()
+	if escape, _ := valueTraits(value); escape {
+		writeEscaped(text, value)
+		n = text.Len() - start
+		if text.String()[start:] != string(value) {
+			if p.raws == nil {
+				p.raws = make(map[int32]string)
+			}
+			p.raws[r.line()] = string(value)
+		}
+	} else {
+		text.Write(value)
+	}
+	p.rules[i] = r.placed(start, n)
+	if n >= longLen {
+		if p.long == nil {
+			p.long = make(map[uint32]uint32)
+		}
+		p.long[uint32(start)] = uint32(n)
+	}
+	b.countWild(r, text.String()[start:])
+}
+
+// countWild counts the wildcard rules r brings: its own, if its pattern
+// holds '*' or ends in '$', and the directory rule of an index.html Allow.
+func (b *builder) countWild(r rule, pat string) {
+	if isWild(pat) {
+		b.p.wildRules++
+	}
+	if r.isAllow() && indexHTMLPrefix(pat) >= 0 {
+		b.p.wildRules++
+	}
 }
 
 // parseCrawlDelay reads a Crawl-delay value: decimal seconds, greater than
