@@ -16,6 +16,9 @@ import (
 // with repeated patterns dropped: the first of each is the one that decides.
 type groupIndex struct {
 	litEnd int32
+	// keys[i] is prefix8 of the pattern of rule start+i: the binary search
+	// reads this dense array and touches the text only on equal keys.
+	keys []uint64
 	// parents[i] is the index (from the group's start) of the longest
 	// other literal pattern that is a proper prefix of rule start+i, or -1.
 	parents []int32
@@ -26,6 +29,26 @@ type groupIndex struct {
 	// masks[i] is octetMask of wild[i]: a path lacking one of its octets
 	// cannot match.
 	masks []uint64
+	// For groups of many wildcard rules, buckets by the octet after a
+	// leading '/': the rules of bucket c (whose pattern starts with '/'
+	// and the literal octet c) are order[starts[c]:starts[c+1]], in
+	// precedence order, and every other rule is in bucket 256. A path
+	// whose second octet is c can match only rules of buckets c and 256.
+	// Both nil for groups of fewer than minBuckets wildcard rules.
+	order  []int32
+	starts []int32
+}
+
+// minBuckets is the number of wildcard rules from which a group's index
+// buckets them (see groupIndex.order).
+const minBuckets = 16
+
+// wildBucket is the bucket of a wildcard pattern (without its final '$').
+func wildBucket(pat string) int {
+	if len(pat) >= 2 && pat[0] == '/' && pat[1] != '*' {
+		return int(pat[1])
+	}
+	return 256
 }
 
 // wildRule is a rule whose pattern holds '*' or ends in '$', or the
@@ -83,6 +106,10 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	rs = rs[:p.sortLiterals(rs)]
 	ix.litEnd = gr.start + int32(len(rs))
 	ix.parents = p.prefixParents(rs)
+	ix.keys = make([]uint64, len(rs))
+	for i, r := range rs {
+		ix.keys[i] = prefix8(p.pattern(r))
+	}
 	slices.SortFunc(ix.wild, func(a, b wildRule) int {
 		if a.prio != b.prio {
 			return int(b.prio - a.prio)
@@ -99,7 +126,29 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	for i, w := range ix.wild {
 		ix.masks[i] = octetMask(p.text[w.off : w.off+w.match])
 	}
+	if len(ix.wild) >= minBuckets {
+		p.bucketWild(ix)
+	}
 	return ix
+}
+
+// bucketWild sorts the wildcard rules of ix into buckets, keeping
+// precedence order within each (a counting sort).
+func (p *Policy) bucketWild(ix *groupIndex) {
+	ix.starts = make([]int32, 258)
+	for _, w := range ix.wild {
+		ix.starts[wildBucket(p.text[w.off:w.off+w.match])+1]++
+	}
+	for c := 1; c < len(ix.starts); c++ {
+		ix.starts[c] += ix.starts[c-1]
+	}
+	next := slices.Clone(ix.starts[:257])
+	ix.order = make([]int32, len(ix.wild))
+	for i, w := range ix.wild {
+		b := wildBucket(p.text[w.off : w.off+w.match])
+		ix.order[next[b]] = int32(i)
+		next[b]++
+	}
 }
 
 // isWild reports whether a pattern is matched by the wildcard matcher: it

@@ -232,12 +232,13 @@ func (p *Policy) written(b best) string {
 // comparison.
 func (p *Policy) bestLiteral(start int32, ix *groupIndex, path string, pk uint64, b *best) {
 	rs := p.rules[start:ix.litEnd]
+	keys := ix.keys[:len(rs)]
 	// i: the last pattern <= path. Every pattern that is a prefix of path
 	// is a prefix of rs[i], so it lies on rs[i]'s parent chain.
 	lo, hi := 0, len(rs)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if patternAtMost(p.pattern(rs[mid]), path, pk) {
+		if k := keys[mid]; k < pk || k == pk && patternAtMostTail(p.pattern(rs[mid]), path) {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -262,13 +263,11 @@ func (p *Policy) bestLiteral(start int32, ix *groupIndex, path string, pk uint64
 	}
 }
 
-// patternAtMost reports pat <= path, given pk = prefix8(path). Patterns
-// hold no NUL, so equal keys mean that the shorter of the two strings'
-// first eight octets is a prefix of the other's.
-func patternAtMost(pat, path string, pk uint64) bool {
-	if k := prefix8(pat); k != pk {
-		return k < pk
-	}
+// patternAtMostTail reports pat <= path for a pattern whose prefix8 key
+// equals the path's. Patterns hold no NUL, so equal keys mean that the
+// shorter of the two strings' first eight octets is a prefix of the
+// other's.
+func patternAtMostTail(pat, path string) bool {
 	if len(pat) <= 8 {
 		return true // a prefix of path
 	}
@@ -304,23 +303,51 @@ func commonPrefixLen(a, b string) int {
 }
 
 // bestWild tries the wildcard rules of ix in precedence order and stops at
-// the first match or as soon as no remaining rule could beat b. It scans
+// the first match or as soon as no remaining rule could beat b. It reads
 // the dense mask array and loads a rule only when the path holds every
-// octet the rule needs.
+// octet the rule needs; in groups with buckets it visits only the two
+// buckets the path can match, merged.
 func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
-	for j, m := range ix.masks {
-		if m&^mask != 0 {
-			continue
+	if ix.starts == nil {
+		for j, m := range ix.masks {
+			if m&^mask == 0 && p.tryWild(ix, int32(j), path, b) {
+				return
+			}
 		}
-		w := &ix.wild[j]
-		if !b.beats(w.prio, w.allow, w.line) {
-			return
+		return
+	}
+	var own []int32
+	if len(path) >= 2 {
+		c := path[1]
+		own = ix.order[ix.starts[c]:ix.starts[int(c)+1]]
+	}
+	rest := ix.order[ix.starts[256]:ix.starts[257]]
+	for len(own) > 0 || len(rest) > 0 {
+		var j int32
+		if len(rest) == 0 || len(own) > 0 && own[0] < rest[0] {
+			j, own = own[0], own[1:]
+		} else {
+			j, rest = rest[0], rest[1:]
 		}
-		if matchPieces(p.text[w.off:w.off+w.match], path, w.anchor) {
-			*b = best{w.prio, w.line, w.allow, w.off, w.n}
+		if ix.masks[j]&^mask == 0 && p.tryWild(ix, j, path, b) {
 			return
 		}
 	}
+}
+
+// tryWild offers wildcard rule j to b if it matches path, and reports
+// whether the search is over: j matched, or it (and so every rule after
+// it) cannot beat b.
+func (p *Policy) tryWild(ix *groupIndex, j int32, path string, b *best) bool {
+	w := &ix.wild[j]
+	if !b.beats(w.prio, w.allow, w.line) {
+		return true
+	}
+	if matchPieces(p.text[w.off:w.off+w.match], path, w.anchor) {
+		*b = best{w.prio, w.line, w.allow, w.off, w.n}
+		return true
+	}
+	return false
 }
 
 // matchWild reports whether pattern matches path from its start: '*' matches

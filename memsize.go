@@ -47,8 +47,8 @@ func (p *Policy) memSize() int64 {
 }
 
 // indexSize is what building every group's index adds: the index itself
-// and a parent per literal rule for each group, and a wildRule and a mask
-// per wildcard rule.
+// and a key and a parent per literal rule for each group, and a wildRule
+// and a mask per wildcard rule.
 func (p *Policy) indexSize() int {
 	var (
 		ix     groupIndex
@@ -60,8 +60,15 @@ func (p *Policy) indexSize() int {
 	for _, g := range p.groups {
 		n += allocSize(int(unsafe.Sizeof(ix)))
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(parent)))
+		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
 	}
-	return n + p.wildRules*int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
+	n += p.wildRules * int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
+	// Buckets: an order entry per wildcard rule, and their starts in
+	// each group of at least minBuckets of them.
+	var order int32
+	n += p.wildRules * int(unsafe.Sizeof(order))
+	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(order)))
+	return n
 }
 
 // sliceSize is the heap size of s's backing array.
