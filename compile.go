@@ -15,7 +15,7 @@ import (
 // Policy.rules[start:litEnd], sorted by pattern, Allow first, then line,
 // with repeated patterns dropped: the first of each is the one that decides.
 type groupIndex struct {
-	litEnd int32
+	start, litEnd int32 // the literal rules are Policy.rules[start:litEnd]
 	// keys[i] is prefix8 of the pattern of rule start+i: the binary search
 	// reads this dense array and touches the text only on equal keys.
 	keys []uint64
@@ -104,7 +104,7 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	}
 	rs = rs[:lits]
 	rs = rs[:p.sortLiterals(rs)]
-	ix.litEnd = gr.start + int32(len(rs))
+	ix.start, ix.litEnd = gr.start, gr.start+int32(len(rs))
 	ix.parents = p.prefixParents(rs)
 	ix.keys = make([]uint64, len(rs))
 	for i, r := range rs {

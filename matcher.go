@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 )
 
@@ -189,9 +190,8 @@ func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 	var mask uint64
 	pk := prefix8(path)
 	for i := range sel.n {
-		g := p.groupAt(sel, i)
-		ix := p.groupIndex(g)
-		p.bestLiteral(p.groups[g].start, ix, path, pk, &b)
+		ix := p.groupIndex(p.groupAt(sel, i))
+		p.bestLiteral(ix, path, pk, &b)
 		if len(ix.wild) > 0 {
 			if mask == 0 {
 				mask = pathMask(path)
@@ -225,13 +225,13 @@ func (p *Policy) written(b best) string {
 	return p.text[b.off : b.off+b.n]
 }
 
-// bestLiteral finds the longest literal pattern of the group (whose rules
-// start at start) that is a prefix of path, in O(log n) comparisons plus a
+// bestLiteral finds the longest literal pattern of the group that is a
+// prefix of path, in O(log n) comparisons plus a
 // walk up its prefix chain, and offers it to b. pk is prefix8(path): most
 // comparisons are settled by it, without calling into the string
 // comparison.
-func (p *Policy) bestLiteral(start int32, ix *groupIndex, path string, pk uint64, b *best) {
-	rs := p.rules[start:ix.litEnd]
+func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
+	rs := p.rules[ix.start:ix.litEnd]
 	keys := ix.keys[:len(rs)]
 	// i: the last pattern <= path. Every pattern that is a prefix of path
 	// is a prefix of rs[i], so it lies on rs[i]'s parent chain.
@@ -294,12 +294,22 @@ func prefix8(s string) uint64 {
 
 func commonPrefixLen(a, b string) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := loadLE(a[i:]) ^ loadLE(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
 		}
 	}
-	return n
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// loadLE reads the first eight octets of s little-endian.
+func loadLE(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // bestWild tries the wildcard rules of ix in precedence order and stops at

@@ -33,33 +33,34 @@ const (
 // Check is built the first time a question needs that group (compile.go),
 // so that the groups of other crawlers cost nothing but their patterns.
 type Policy struct {
-	// text holds every pattern, percent-encoded, in file order, then the
-	// lower-cased agent tokens and the sitemap URLs.
-	text  string
-	rules []rule            // every group's rules, in its span (see group)
-	long  map[uint32]uint32 // off → length of patterns of longLen octets or more
-	raws  map[int32]string  // line → value as written, where it differs from the stored pattern
+	// The fields a check reads come first, to share few cache lines.
 
-	groups []group
-	// index[g] is group g's index once a check has needed it (compile.go).
-	// mu serialises building them.
-	index []atomic.Pointer[groupIndex]
-	mu    sync.Mutex
-
-	// agents lists the lower-cased product tokens named by user-agent
-	// lines, sorted, with the groups naming each; global selects the "*"
-	// groups. Selections of more than one group list them in lists.
-	agents []agentSel
-	global groupSel
-	lists  []int32
 	// agentBits has agentBit(token) set for every token of agents, so
 	// that most tokens a file does not name skip the search.
 	agentBits uint64
+	global    groupSel // the "*" groups
+	// text holds every pattern, percent-encoded, in file order, then the
+	// lower-cased agent tokens and the sitemap URLs.
+	text  string
+	rules []rule // every group's rules, in its span (see group)
+	// index[g] is group g's index once a check has needed it (compile.go).
+	index  []atomic.Pointer[groupIndex]
+	groups []group
+	raws   map[int32]string  // line → value as written, where it differs from the stored pattern
+	long   map[uint32]uint32 // off → length of patterns of longLen octets or more
+
+	// agents lists the lower-cased product tokens named by user-agent
+	// lines, sorted, with the groups naming each. Selections of more than
+	// one group list them in lists.
+	agents []agentSel
+	lists  []int32
+
+	mu sync.Mutex // serialises building indexes
 
 	sitemaps []textRef // in text; see sitemap.go
 
 	// Crawl delays, keyed by lower-cased token. They have their own,
-	// narrower scoping than rules (see builder.delayScope).
+	// narrower scoping than rules (see builder.scopeEnd).
 	delays      map[string]time.Duration
 	globalDelay time.Duration // 0: none
 
