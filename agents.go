@@ -75,6 +75,10 @@ func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
 	}
 	var buf [64]byte
 	key := bytesString(lowerASCII(buf[:0], userAgent))
+	if len(p.agents) >= manyAgents {
+		sel, ok := (*p.agentMap())[key]
+		return sel, ok
+	}
 	lo, hi := 0, len(p.agents)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -88,6 +92,29 @@ func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
 		return groupSel{}, false
 	}
 	return p.agents[lo].sel, true
+}
+
+// manyAgents is the number of agents from which findAgent looks tokens up
+// in a map, built on first use, rather than searching the sorted table.
+const manyAgents = 256
+
+// agentMap returns the map of agents, building it on first use. Its keys
+// are strings of p.text: only the map itself is allocated.
+func (p *Policy) agentMap() *map[string]groupSel {
+	if m := p.agentsByToken.Load(); m != nil {
+		return m
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if m := p.agentsByToken.Load(); m != nil {
+		return m
+	}
+	m := make(map[string]groupSel, len(p.agents))
+	for _, a := range p.agents {
+		m[p.token(a)] = a.sel
+	}
+	p.agentsByToken.Store(&m)
+	return &m
 }
 
 // lowerASCII appends s with ASCII letters lower-cased.

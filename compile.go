@@ -29,13 +29,15 @@ type groupIndex struct {
 	// masks[i] is octetMask of wild[i]: a path lacking one of its octets
 	// cannot match.
 	masks []uint64
-	// For groups of many wildcard rules, buckets by the octet after a
-	// leading '/': the rules of bucket c (whose pattern starts with '/'
-	// and the literal octet c) are order[starts[c]:starts[c+1]], in
-	// precedence order, and every other rule is in bucket 256. A path
-	// whose second octet is c can match only rules of buckets c and 256.
-	// Both nil for groups of fewer than minBuckets wildcard rules.
-	order  []int32
+	// For groups of many wildcard rules, wild and masks are sorted into
+	// buckets by the octet after a leading '/': the rules of bucket c
+	// (whose pattern starts with '/' and the literal octet c) are
+	// wild[starts[c]:starts[c+1]], and every other rule is in bucket 256.
+	// A path whose second octet is c can match only rules of buckets c and
+	// 256; rank[j] is wild[j]'s place in precedence order, to merge them.
+	// Both nil for groups of fewer than minBuckets wildcard rules, whose
+	// wild is in precedence order.
+	rank   []int32
 	starts []int32
 }
 
@@ -143,12 +145,16 @@ func (p *Policy) bucketWild(ix *groupIndex) {
 		ix.starts[c] += ix.starts[c-1]
 	}
 	next := slices.Clone(ix.starts[:257])
-	ix.order = make([]int32, len(ix.wild))
+	wild := make([]wildRule, len(ix.wild))
+	masks := make([]uint64, len(ix.wild))
+	ix.rank = make([]int32, len(ix.wild))
 	for i, w := range ix.wild {
 		b := wildBucket(p.text[w.off : w.off+w.match])
-		ix.order[next[b]] = int32(i)
+		j := next[b]
 		next[b]++
+		wild[j], masks[j], ix.rank[j] = w, ix.masks[i], int32(i)
 	}
+	ix.wild, ix.masks = wild, masks
 }
 
 // isWild reports whether a pattern is matched by the wildcard matcher: it

@@ -319,27 +319,39 @@ func loadLE(s string) uint64 {
 // buckets the path can match, merged.
 func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
 	if ix.starts == nil {
-		for j, m := range ix.masks {
-			if m&^mask == 0 && p.tryWild(ix, int32(j), path, b) {
-				return
-			}
-		}
+		p.scanWild(ix, 0, int32(len(ix.wild)), path, mask, b)
 		return
 	}
-	var own []int32
+	var own, ownEnd int32
 	if len(path) >= 2 {
 		c := path[1]
-		own = ix.order[ix.starts[c]:ix.starts[int(c)+1]]
+		own, ownEnd = ix.starts[c], ix.starts[int(c)+1]
 	}
-	rest := ix.order[ix.starts[256]:ix.starts[257]]
-	for len(own) > 0 || len(rest) > 0 {
-		var j int32
-		if len(rest) == 0 || len(own) > 0 && own[0] < rest[0] {
-			j, own = own[0], own[1:]
+	rest, restEnd := ix.starts[256], ix.starts[257]
+	for own < ownEnd && rest < restEnd {
+		j := rest
+		if ix.rank[own] < ix.rank[rest] {
+			j = own
+			own++
 		} else {
-			j, rest = rest[0], rest[1:]
+			rest++
 		}
 		if ix.masks[j]&^mask == 0 && p.tryWild(ix, j, path, b) {
+			return
+		}
+	}
+	if own < ownEnd {
+		p.scanWild(ix, own, ownEnd, path, mask, b)
+	} else {
+		p.scanWild(ix, rest, restEnd, path, mask, b)
+	}
+}
+
+// scanWild tries the wildcard rules ix.wild[from:to], which are in
+// precedence order.
+func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint64, b *best) {
+	for j, m := range ix.masks[from:to] {
+		if m&^mask == 0 && p.tryWild(ix, from+int32(j), path, b) {
 			return
 		}
 	}

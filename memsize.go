@@ -29,6 +29,10 @@ func (p *Policy) memSize() int64 {
 	n += sliceSize(p.agents)   // their tokens are in text
 	n += sliceSize(p.sitemaps) // their URLs are in text
 	n += p.indexSize()
+	if len(p.agents) >= manyAgents {
+		var sel groupSel
+		n += mapSize(len(p.agents), int(unsafe.Sizeof("")+unsafe.Sizeof(sel)))
+	}
 	var (
 		delay = p.globalDelay
 		line  int32
@@ -63,11 +67,11 @@ func (p *Policy) indexSize() int {
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
 	}
 	n += p.wildRules * int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
-	// Buckets: an order entry per wildcard rule, and their starts in
-	// each group of at least minBuckets of them.
-	var order int32
-	n += p.wildRules * int(unsafe.Sizeof(order))
-	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(order)))
+	// Buckets: a rank per wildcard rule, and their starts in each group
+	// of at least minBuckets of them.
+	var rank int32
+	n += p.wildRules * int(unsafe.Sizeof(rank))
+	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(rank)))
 	return n
 }
 

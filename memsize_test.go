@@ -50,6 +50,9 @@ func retainedBytes(robots []byte) (int64, int64) {
 	for g := range p.groups {
 		p.groupIndex(int32(g))
 	}
+	if len(p.agents) >= manyAgents {
+		p.agentMap()
+	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	est := p.memSize()

@@ -17,9 +17,9 @@ const (
 	// rest of an overlong line is ignored, as in the reference parser.
 	maxLineLen = 2083*8 - 1
 	// maxPolicySize is how much of a robots.txt body ParsePolicy reads at
-	// most: 32 times the 500 KiB RFC 9309 §2.5 asks for (and all the
-	// reference parser reads). It keeps a rule within eight bytes (see
-	// rule).
+	// most: 32 times the 500 KiB RFC 9309 §2.5 asks for (and Google's
+	// crawler reads; the reference library itself reads any length). It
+	// keeps a rule within eight bytes (see rule).
 	maxPolicySize = 16 << 20
 )
 
@@ -54,8 +54,11 @@ type Policy struct {
 	// one group list them in lists.
 	agents []agentSel
 	lists  []int32
+	// agentsByToken maps the tokens of agents to their groups, for files
+	// of manyAgents or more, once a search has needed it.
+	agentsByToken atomic.Pointer[map[string]groupSel]
 
-	mu sync.Mutex // serialises building indexes
+	mu sync.Mutex // serialises building indexes and agentsByToken
 
 	sitemaps []textRef // in text; see sitemap.go
 
@@ -114,9 +117,9 @@ func ParsePolicy(robotsTxt []byte) *Policy {
 	if len(robotsTxt) > maxPolicySize {
 		robotsTxt = robotsTxt[:maxPolicySize]
 	}
-	// The line count sizes the array of rules and user-agent records (see
-	// builder); files that mix CR and LF line ends may need it to grow.
-	lines := max(bytes.Count(robotsTxt, []byte{'\n'}), bytes.Count(robotsTxt, []byte{'\r'})) + 1
+	// The count of LF line ends sizes the array of rules and user-agent
+	// records (see builder); files with CR-only line ends make it grow.
+	lines := bytes.Count(robotsTxt, []byte{'\n'}) + 1
 	b := builder{p: new(Policy), in: robotsTxt[:len(robotsTxt):len(robotsTxt)], buf: make([]rule, lines)}
 	b.tail, b.scopeEnd = lines, lines
 	eachDirective(b.in, b.add)
