@@ -156,6 +156,18 @@ func benchParse(b *testing.B, name string, files [][]byte) {
 		})
 		b.ReportMetric(allocBytes/float64(total), "allocB/inB")
 	})
+	// Indexes are built on first use: this is the parse plus the first
+	// check for benchAgent, which builds the indexes of its groups.
+	b.Run(name+"/robotsext+index", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		b.ReportAllocs()
+		allocBytes := measureAlloc(b, func() {
+			for _, f := range files {
+				_ = ParsePolicy(f).Check(benchAgent, "/")
+			}
+		})
+		b.ReportMetric(allocBytes/float64(total), "allocB/inB")
+	})
 	b.Run(name+"/temoto", func(b *testing.B) {
 		b.SetBytes(int64(total))
 		b.ReportAllocs()
