@@ -80,9 +80,6 @@ type group struct {
 	start, end int32
 }
 
-// span is the half-open range [start, end) of Policy.rules.
-type span struct{ start, end int32 }
-
 // directive is what the line parser reports for one line it understood.
 type directive struct {
 	line  int32
