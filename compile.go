@@ -6,6 +6,7 @@ package robotsext
 // A crawler pays only for the groups that apply to it.
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -57,12 +58,12 @@ func wildBucket(pat string) int {
 // directory rule an Allow of ".../index.htm..." implies (see
 // indexHTMLPrefix).
 type wildRule struct {
+	// prec is precOf(priority, allow, line); the priority is n, or the
+	// directory's length plus its '$'.
+	prec   uint64
 	off, n uint32 // the rule's pattern as stored: text[off:off+n]
 	match  uint32 // the length of it to match: n without a final '$', or the directory's
-	line   int32
-	prio   int32 // priority: n, or the directory's length plus its '$'
-	allow  bool
-	anchor bool // a final '$' (written, or the directory rule's) anchors the end
+	anchor bool   // a final '$' (written, or the directory rule's) anchors the end
 }
 
 // groupIndex returns group g's index, building it on first use. Building
@@ -93,12 +94,12 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 		pat := p.pattern(r)
 		if r.isAllow() {
 			if k := indexHTMLPrefix(pat); k >= 0 {
-				ix.wild = append(ix.wild, wildRule{r.off(), uint32(len(pat)), uint32(k), r.line(), int32(k + 1), true, true})
+				ix.wild = append(ix.wild, wildRule{precOf(int32(k+1), true, r.line()), r.off(), uint32(len(pat)), uint32(k), true})
 			}
 		}
 		if isWild(pat) {
 			m := strings.TrimSuffix(pat, "$")
-			ix.wild = append(ix.wild, wildRule{r.off(), uint32(len(pat)), uint32(len(m)), r.line(), int32(len(pat)), r.isAllow(), len(m) < len(pat)})
+			ix.wild = append(ix.wild, wildRule{precOf(int32(len(pat)), r.isAllow(), r.line()), r.off(), uint32(len(pat)), uint32(len(m)), len(m) < len(pat)})
 			continue
 		}
 		rs[lits] = r
@@ -112,18 +113,8 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	for i, r := range rs {
 		ix.keys[i] = prefix8(p.pattern(r))
 	}
-	slices.SortFunc(ix.wild, func(a, b wildRule) int {
-		if a.prio != b.prio {
-			return int(b.prio - a.prio)
-		}
-		if a.allow != b.allow {
-			if a.allow {
-				return -1
-			}
-			return 1
-		}
-		return int(a.line - b.line)
-	})
+	// Precedence order: the highest prec first.
+	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
 	ix.masks = make([]uint64, len(ix.wild))
 	for i, w := range ix.wild {
 		ix.masks[i] = octetMask(p.text[w.off : w.off+w.match])

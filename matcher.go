@@ -130,29 +130,29 @@ func pathMask(path string) uint64 {
 	return m
 }
 
-// best is the match that decides so far: the highest priority, Allow on a
-// tie, then the earliest line. Its zero value is not usable; start from
-// noMatch.
+// best is the match that decides so far, packed so that the deciding match
+// is the one of highest prec (see precOf); its zero value is no match. It
+// has three fields so that the compiler keeps it in registers.
 type best struct {
-	prio   int32 // pattern length; -1: nothing matched
-	line   int32
-	allow  bool
+	prec   uint64
 	off, n uint32 // the rule's pattern as stored, for Verdict.Rule
 }
 
-var noMatch = best{prio: -1}
-
-// beats reports whether a rule of priority prio, kind allow, on line would
-// decide instead of b.
-func (b *best) beats(prio int32, allow bool, line int32) bool {
-	if prio != b.prio {
-		return prio > b.prio
+// precOf packs a match's precedence into one integer, higher deciding: the
+// highest priority (pattern length), then Allow, then the earliest line.
+// Priorities are above -1 and lines within 24 bits, so every match has a
+// positive prec.
+func precOf(prio int32, allow bool, line int32) uint64 {
+	p := uint64(prio+1)<<33 | uint64(^uint32(line))
+	if allow {
+		p |= 1 << 32
 	}
-	if allow != b.allow {
-		return allow
-	}
-	return line < b.line
+	return p
 }
+
+func (b best) prio() int32 { return int32(b.prec>>33) - 1 }
+func (b best) line() int32 { return int32(^uint32(b.prec)) }
+func (b best) allow() bool { return b.prec&(1<<32) != 0 }
 
 // Check decides whether the crawler whose product token is userAgent (such as
 // "FooBot") may fetch rawURL, an absolute URL or a path with an optional
@@ -163,30 +163,41 @@ func (b *best) beats(prio int32, allow bool, line int32) bool {
 // first question that needs a group builds the group's index.
 func (p *Policy) Check(userAgent, rawURL string) Verdict {
 	path, ready := pathSpan(rawURL)
-	if ready {
-		return p.checkPath(userAgent, path)
+	if !ready {
+		var buf [pathBufSize]byte
+		path = bytesString(finishPath(buf[:0], path))
 	}
-	var buf [pathBufSize]byte
-	return p.checkPath(userAgent, bytesString(finishPath(buf[:0], path)))
+	return p.verdict(p.decide(p.selectGroups(userAgent), path))
 }
 
 // checkPath decides for path, already in the form requestPath returns. It
 // does not keep path, which may be backed by the caller's stack buffer.
 func (p *Policy) checkPath(userAgent, path string) Verdict {
-	return p.checkSel(p.selectGroups(userAgent), path)
+	return p.verdict(p.decide(p.selectGroups(userAgent), path))
 }
 
 // checkSel is checkPath for the groups selectGroups resolved: for every
 // token and path, checkSel(selectGroups(token), path) equals
 // checkPath(token, path). It does not keep path.
 func (p *Policy) checkSel(sel groupSel, path string) Verdict {
+	return p.verdict(p.decide(sel, path))
+}
+
+// robotsTxtMatch is what decide returns for /robots.txt itself, which is
+// always allowed: no rule can have its precedence.
+var robotsTxtMatch = best{prec: 1<<64 - 1}
+
+// decide finds the deciding match for path among the groups of sel. The
+// Verdict is built once, from its result, by the caller: a Verdict does
+// not fit in registers, and each copy of one costs more than the search.
+func (p *Policy) decide(sel groupSel, path string) best {
 	if path == "/robots.txt" {
-		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+		return robotsTxtMatch
 	}
 	if p == nil {
-		return Verdict{Allowed: true, Reason: ReasonNoMatch}
+		return best{}
 	}
-	b := noMatch
+	var b best
 	var mask uint64
 	pk := prefix8(path)
 	for i := range sel.n {
@@ -199,7 +210,7 @@ func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 			p.bestWild(ix, path, mask, &b)
 		}
 	}
-	return p.verdict(b)
+	return b
 }
 
 // verdict turns the deciding match into a Verdict, as the reference matcher
@@ -207,19 +218,21 @@ func (p *Policy) checkSel(sel groupSel, path string) Verdict {
 // and an empty pattern (priority 0) never disallows.
 func (p *Policy) verdict(b best) Verdict {
 	switch {
-	case b.prio < 0:
+	case b.prec == robotsTxtMatch.prec:
+		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+	case b.prec == 0:
 		return Verdict{Allowed: true, Reason: ReasonNoMatch}
-	case b.prio == 0:
-		return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(b.line), Rule: ""}
-	case b.allow:
-		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(b.line), Rule: p.written(b)}
+	case b.prio() == 0:
+		return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(b.line())}
+	case b.allow():
+		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(b.line()), Rule: p.written(b)}
 	}
-	return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(b.line), Rule: p.written(b)}
+	return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(b.line()), Rule: p.written(b)}
 }
 
 // written returns the value of the deciding rule as written in robots.txt.
 func (p *Policy) written(b best) string {
-	if raw, ok := p.raws[b.line]; ok {
+	if raw, ok := p.raws[b.line()]; ok {
 		return raw
 	}
 	return p.text[b.off : b.off+b.n]
@@ -258,8 +271,8 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
 		pat = p.pattern(rs[i])
 	}
 	r := rs[i]
-	if prio := int32(len(pat)); b.beats(prio, r.isAllow(), r.line()) {
-		*b = best{prio, r.line(), r.isAllow(), r.off(), uint32(len(pat))}
+	if prec := precOf(int32(len(pat)), r.isAllow(), r.line()); prec > b.prec {
+		*b = best{prec, r.off(), uint32(len(pat))}
 	}
 }
 
@@ -362,11 +375,11 @@ func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint
 // it) cannot beat b.
 func (p *Policy) tryWild(ix *groupIndex, j int32, path string, b *best) bool {
 	w := &ix.wild[j]
-	if !b.beats(w.prio, w.allow, w.line) {
+	if w.prec <= b.prec {
 		return true
 	}
 	if matchPieces(p.text[w.off:w.off+w.match], path, w.anchor) {
-		*b = best{w.prio, w.line, w.allow, w.off, w.n}
+		*b = best{w.prec, w.off, w.n}
 		return true
 	}
 	return false
