@@ -56,18 +56,38 @@ func valueTraits(s []byte) (escape, star bool) {
 		esc |= x&highs | byteMask(x, '%')
 		st |= byteMask(x, '*')
 	}
-	for _, c := range s[i:] {
-		esc |= uint64(c)&0x80 | b2u(c == '%')
-		st |= b2u(c == '*')
+	if i < len(s) {
+		// The last one to seven octets, zero-padded (a zero octet is
+		// none of those looked for).
+		x := tailWord(s, i)
+		esc |= x&highs | byteMask(x, '%')
+		st |= byteMask(x, '*')
 	}
 	return esc != 0, st != 0
 }
 
-func b2u(b bool) uint64 {
-	if b {
-		return 1
+// tailWord returns s[i:], one to seven octets, as a little-endian word
+// padded with zeros. It reads eight octets at once where s or its capacity
+// has them (values are slices of a larger input).
+func tailWord(s []byte, i int) uint64 {
+	k := uint(len(s) - i) // 1..7
+	switch {
+	case len(s) >= 8:
+		return binary.LittleEndian.Uint64(s[len(s)-8:]) >> (8 * (8 - k))
+	case cap(s) >= 8:
+		return binary.LittleEndian.Uint64(s[i:8]) & (1<<(8*k) - 1)
 	}
-	return 0
+	var x uint64
+	for j := len(s) - 1; j >= i; j-- {
+		x = x<<8 | uint64(s[j])
+	}
+	return x
+}
+
+// escapes reports the first result of valueTraits.
+func escapes(s []byte) bool {
+	escape, _ := valueTraits(s)
+	return escape
 }
 
 // writeEscaped writes the pattern s normalised as RFC 9309 §2.2.2 asks:

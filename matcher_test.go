@@ -325,3 +325,36 @@ func TestRepeatedPatternsKeepEarliestLine(t *testing.T) {
 		{"allow repeats", "User-agent: *\nAllow: /a\nDisallow: /x\nAllow: /a\nDisallow: /\n", "", "/a", true, 2, ReasonAllowRule},
 	})
 }
+
+// valueTraits reads the last octets of a value as one word, from the value
+// or past its end within its capacity; every length and capacity must give
+// what a plain loop over the octets gives.
+func TestValueTraitsEveryTail(t *testing.T) {
+	t.Parallel()
+	octets := []byte{'a', '%', '*', 0x80, 0xff, 0, '/'}
+	for n := range 20 {
+		for _, pick := range []int{0, 1, 2, 3, 4, 5, 6} {
+			for slack := range 9 {
+				buf := make([]byte, n+slack)
+				for i := range buf {
+					buf[i] = '%' // past the value: must not be seen
+				}
+				for i := range n {
+					buf[i] = octets[(i*pick+i/3)%len(octets)]
+				}
+				if n > 0 {
+					buf[n-1] = octets[pick]
+				}
+				s := buf[:n]
+				var wantEsc, wantStar bool
+				for _, c := range s {
+					wantEsc = wantEsc || c == '%' || c >= 0x80
+					wantStar = wantStar || c == '*'
+				}
+				if esc, star := valueTraits(s); esc != wantEsc || star != wantStar {
+					t.Errorf("valueTraits(%q, cap %d) = %v, %v; want %v, %v", s, cap(s), esc, star, wantEsc, wantStar)
+				}
+			}
+		}
+	}
+}

@@ -199,6 +199,10 @@ type builder struct {
 	sawRule  bool // a rule line followed the open group's user-agent lines
 	textSize int  // bytes of text: patterns once encoded, tokens, sitemaps
 
+	// escapes counts the rules not placed yet whose value percent-encoding
+	// may change; once it is 0, place copies values as they are.
+	escapes int
+
 	// The records buf[tail:scopeEnd] are the agents a Crawl-delay or
 	// Request-rate line applies to: the run of user-agent lines just
 	// before it. Unlike rule groups, any other directive ends the run, so
@@ -278,9 +282,10 @@ func (b *builder) add(d directive) {
 		}
 		b.sawRule = true
 		b.room()
-		b.buf[b.nRules] = rawRule(d.key == keyAllow, b.offset(d.value), len(d.value), d.line)
+		allow := d.key == keyAllow
+		b.buf[b.nRules] = rawRule(allow, b.offset(d.value), len(d.value), d.line)
+		b.noteTraits(allow, d.value)
 		b.nRules++
-		b.textSize += escapedLen(d.value)
 	case keySitemap:
 		if isSitemapURL(d.value) {
 			b.room()
@@ -302,6 +307,27 @@ func (b *builder) add(d directive) {
 		if ok {
 			b.addDelay(d0)
 		}
+	}
+}
+
+// noteTraits looks once at the value of the rule being added: how long its
+// pattern will be, whether place must percent-encode it, and how many
+// wildcard rules it brings (its own, if it holds '*' or ends in '$', and the
+// directory rule of an index.html Allow). Percent-encoding adds no '*', '$'
+// or '/', so the value as written answers for the pattern.
+func (b *builder) noteTraits(allow bool, value []byte) {
+	escape, star := valueTraits(value)
+	n := len(value)
+	if escape {
+		n = escapedLen(value)
+		b.escapes++
+	}
+	b.textSize += n
+	if star || n > 0 && value[len(value)-1] == '$' {
+		b.p.wildRules++
+	}
+	if allow && indexHTMLPrefix(bytesString(value)) >= 0 {
+		b.p.wildRules++
 	}
 }
 
@@ -461,16 +487,12 @@ func (b *builder) place(text *strings.Builder, g int, i int32) {
 		// which is placed already.
 		src := p.rules[p.groups[g-1].start+i-p.groups[g].start]
 		p.rules[i] = r.placed(int(src.off()), int(src.n()))
-		n := src.n()
-		if n == longLen {
-			n = p.long[src.off()]
-		}
-		b.countWild(r, text.String()[src.off():src.off()+n])
 		return
 	}
 	value := b.in[off : off+n]
 	start := text.Len()
-	if escape, _ := valueTraits(value); escape {
+	if escape := b.escapes > 0 && escapes(value); escape {
+		b.escapes--
 		writeEscaped(text, value)
 		n = text.Len() - start
 		if text.String()[start:] != string(value) {
@@ -488,18 +510,6 @@ func (b *builder) place(text *strings.Builder, g int, i int32) {
 			p.long = make(map[uint32]uint32)
 		}
 		p.long[uint32(start)] = uint32(n)
-	}
-	b.countWild(r, text.String()[start:])
-}
-
-// countWild counts the wildcard rules r brings: its own, if its pattern
-// holds '*' or ends in '$', and the directory rule of an index.html Allow.
-func (b *builder) countWild(r rule, pat string) {
-	if isWild(pat) {
-		b.p.wildRules++
-	}
-	if r.isAllow() && indexHTMLPrefix(pat) >= 0 {
-		b.p.wildRules++
 	}
 }
 

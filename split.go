@@ -1,8 +1,8 @@
 package robotsext
 
 // This file splits robots.txt into directives in one pass that looks at
-// each byte of a line about once, eight bytes at a time: the line end, then
-// the NUL or '#' that ends the useful part and the first ':'.
+// each byte of a line once, eight bytes at a time, for the line end, the
+// NUL or '#' that ends the useful part, and the first ':' together.
 
 import (
 	"bytes"
@@ -21,24 +21,24 @@ func eachDirective(body []byte, fn func(directive)) {
 	var num int32
 	lastCR := false
 	for {
-		end := lineEnd(body)
+		end, n, colon := scanLine(body)
 		if end == len(body) {
-			break
+			num++
+			if key, value, ok := splitDirective(body, n, colon); ok {
+				fn(directive{line: num, key: classifyKey(key), value: value})
+			}
+			return
 		}
 		c := body[end]
 		// The LF of a CRLF pair does not end a second, empty line.
 		if !(end == 0 && lastCR && c == '\n') {
 			num++
-			if key, value, ok := splitDirective(body[:end]); ok {
+			if key, value, ok := splitDirective(body[:end], n, colon); ok {
 				fn(directive{line: num, key: classifyKey(key), value: value})
 			}
 		}
 		lastCR = c == '\r'
 		body = body[end+1:]
-	}
-	num++
-	if key, value, ok := splitDirective(body); ok {
-		fn(directive{line: num, key: classifyKey(key), value: value})
 	}
 }
 
@@ -49,10 +49,73 @@ const (
 
 // byteMask has the high bit of each byte of x that equals c set; bytes
 // above the lowest match may be flagged wrongly, so only the lowest set bit
-// is to be trusted.
+// is to be trusted (also of the OR of several masks).
 func byteMask(x uint64, c byte) uint64 {
 	y := x ^ (ones * uint64(c))
 	return (y - ones) &^ y & highs
+}
+
+// scanLine looks once at the first line of b and returns where it ends
+// (its first CR or LF, or len(b)), the length n of its useful part (before
+// its first NUL or '#': the reference parser works on C strings, and '#'
+// starts a comment) and the index of the first ':' in that part, or -1.
+// The first 64 octets are read eight at a time for all five octets; past
+// them, and past the useful part, the vectorised single-octet searches win.
+func scanLine(b []byte) (end, n, colon int) {
+	colon = -1
+	i := 0
+	for ; i+8 <= len(b) && i < 64; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// Bit positions of the first match in x, 64 when none.
+		eol := bits.TrailingZeros64(byteMask(x, '\n') | byteMask(x, '\r'))
+		stop := min(bits.TrailingZeros64(byteMask(x, 0)|byteMask(x, '#')), eol)
+		if colon < 0 {
+			if c := bits.TrailingZeros64(byteMask(x, ':')); c < stop {
+				colon = i + c>>3
+			}
+		}
+		switch {
+		case eol < 64 && stop == eol:
+			end = i + eol>>3
+			return end, end, colon
+		case stop < 64:
+			if eol < 64 {
+				return i + eol>>3, i + stop>>3, colon
+			}
+			return i + 8 + lineEnd(b[i+8:]), i + stop>>3, colon
+		}
+	}
+	if i < 64 {
+		// Fewer than eight octets are left.
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '\n', '\r':
+				return i, i, colon
+			case 0, '#':
+				return i + lineEnd(b[i:]), i, colon
+			case ':':
+				if colon < 0 {
+					colon = i
+				}
+			}
+		}
+		return len(b), len(b), colon
+	}
+	// A line of more than 64 octets.
+	end = i + lineEnd(b[i:])
+	n = end
+	if k := bytes.IndexByte(b[i:end], 0); k >= 0 {
+		n = i + k
+	}
+	if k := bytes.IndexByte(b[i:n], '#'); k >= 0 {
+		n = i + k
+	}
+	if colon < 0 {
+		if k := bytes.IndexByte(b[i:n], ':'); k >= 0 {
+			colon = i + k
+		}
+	}
+	return end, n, colon
 }
 
 // lineEnd returns the index of the first CR or LF in b, or len(b). Short
@@ -84,58 +147,17 @@ func lineEnd(b []byte) int {
 	return len(b)
 }
 
-// usefulEnd returns the length of the part of line before its first NUL
-// or '#' (the reference parser works on C strings, and '#' starts a
-// comment), and the index of the first ':' in that part, or -1. Short
-// lines are scanned eight bytes at a time for all three.
-func usefulEnd(line []byte) (n, colon int) {
-	if len(line) > 64 {
-		// Long lines: the vectorised single-byte searches win.
-		n = len(line)
-		if k := bytes.IndexByte(line, 0); k >= 0 {
-			n = k
-		}
-		if k := bytes.IndexByte(line[:n], '#'); k >= 0 {
-			n = k
-		}
-		return n, bytes.IndexByte(line[:n], ':')
-	}
-	colon = -1
-	i := 0
-	for ; i+8 <= len(line); i += 8 {
-		x := binary.LittleEndian.Uint64(line[i:])
-		stop := byteMask(x, 0) | byteMask(x, '#')
-		if colon < 0 {
-			if m := byteMask(x, ':'); m != 0 {
-				if k := bits.TrailingZeros64(m); stop == 0 || k < bits.TrailingZeros64(stop) {
-					colon = i + k>>3
-				}
-			}
-		}
-		if stop != 0 {
-			return i + bits.TrailingZeros64(stop)>>3, colon
-		}
-	}
-	for ; i < len(line); i++ {
-		switch line[i] {
-		case 0, '#':
-			return i, colon
-		case ':':
-			if colon < 0 {
-				colon = i
-			}
-		}
-	}
-	return len(line), colon
-}
-
 // splitDirective extracts the key and value of one line, or reports false
-// for empty lines, comments and lines it cannot read.
-func splitDirective(line []byte) (key, value []byte, ok bool) {
-	if len(line) > maxLineLen {
-		line = line[:maxLineLen]
+// for empty lines, comments and lines it cannot read. n and sep are what
+// scanLine found: the length of the useful part and its first ':'.
+func splitDirective(line []byte, n, sep int) (key, value []byte, ok bool) {
+	if n > maxLineLen {
+		// Octets past maxLineLen are ignored; so is a ':' among them.
+		n = maxLineLen
+		if sep >= n {
+			sep = -1
+		}
 	}
-	n, sep := usefulEnd(line)
 	line = line[:n]
 	start := 0
 	for start < len(line) && isSpace(line[start]) {
