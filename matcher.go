@@ -181,26 +181,29 @@ func (b best) allow() bool { return b.prec&(1<<32) != 0 }
 //
 // Check does not allocate for URLs of up to 512 bytes after encoding. The
 // first question that needs a group builds the group's index.
-func (p *Policy) Check(userAgent, rawURL string) Verdict {
+func (p *Policy) Check(userAgent, rawURL string) (v Verdict) {
 	path, ready := pathSpan(rawURL)
 	if !ready {
 		var buf [pathBufSize]byte
 		path = bytesString(finishPath(buf[:0], path))
 	}
-	return p.verdict(p.decide(p.selectGroups(userAgent), path))
+	p.verdict(&v, p.decide(p.selectGroups(userAgent), path))
+	return v
 }
 
 // checkPath decides for path, already in the form requestPath returns. It
 // does not keep path, which may be backed by the caller's stack buffer.
-func (p *Policy) checkPath(userAgent, path string) Verdict {
-	return p.verdict(p.decide(p.selectGroups(userAgent), path))
+func (p *Policy) checkPath(userAgent, path string) (v Verdict) {
+	p.verdict(&v, p.decide(p.selectGroups(userAgent), path))
+	return v
 }
 
 // checkSel is checkPath for the groups selectGroups resolved: for every
 // token and path, checkSel(selectGroups(token), path) equals
 // checkPath(token, path). It does not keep path.
-func (p *Policy) checkSel(sel groupSel, path string) Verdict {
-	return p.verdict(p.decide(sel, path))
+func (p *Policy) checkSel(sel groupSel, path string) (v Verdict) {
+	p.verdict(&v, p.decide(sel, path))
+	return v
 }
 
 // robotsTxtMatch is what decide returns for /robots.txt itself, which is
@@ -233,21 +236,26 @@ func (p *Policy) decide(sel groupSel, path string) best {
 	return b
 }
 
-// verdict turns the deciding match into a Verdict, as the reference matcher
-// decides: only a match of positive priority decides, Allow wins a tie,
-// and an empty pattern (priority 0) never disallows.
-func (p *Policy) verdict(b best) Verdict {
+// verdict sets the zero Verdict v from the deciding match, as the reference
+// matcher decides: only a match of positive priority decides, Allow wins a
+// tie, and an empty pattern (priority 0) never disallows. It fills v field
+// by field rather than returning a Verdict, which the compiler would copy
+// through memory at every level.
+func (p *Policy) verdict(v *Verdict, b best) {
+	v.Allowed = true
 	switch {
 	case b.prec == robotsTxtMatch.prec:
-		return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+		v.Reason = ReasonRobotsTxt
 	case b.prec == 0:
-		return Verdict{Allowed: true, Reason: ReasonNoMatch}
+		v.Reason = ReasonNoMatch
 	case b.prio() == 0:
-		return Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: int(b.line())}
-	case b.allow():
-		return Verdict{Allowed: true, Reason: ReasonAllowRule, Line: int(b.line()), Rule: p.written(b)}
+		v.Reason, v.Line = ReasonEmptyRule, int(b.line())
+	default:
+		v.Reason, v.Line, v.Rule = ReasonAllowRule, int(b.line()), p.written(b)
+		if !b.allow() {
+			v.Allowed, v.Reason = false, ReasonDisallowRule
+		}
 	}
-	return Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: int(b.line()), Rule: p.written(b)}
 }
 
 // written returns the value of the deciding rule as written in robots.txt.

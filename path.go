@@ -5,6 +5,7 @@ package robotsext
 // percent-encoded.
 
 import (
+	"math/bits"
 	"net/url"
 	"strings"
 	"unsafe"
@@ -236,17 +237,31 @@ func pathSpan(rawURL string) (path string, ready bool) {
 		rest = rest[start:]
 	}
 	// rest starts the path and holds no '#' before it; cut the fragment
-	// and look for octets to escape in one pass.
-	var high byte
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if c == '#' {
-			rest = rest[:i]
+	// and look for octets to escape, eight octets at a time.
+	var high uint64
+	for i := 0; i < len(rest); i += 8 {
+		var x uint64
+		switch {
+		case i+8 <= len(rest):
+			x = loadLE(rest[i:])
+		case len(rest) >= 8:
+			// The last one to seven octets, read with those before them,
+			// which are shifted out.
+			x = loadLE(rest[len(rest)-8:]) >> (8 * (i + 8 - len(rest)))
+		default:
+			for j := len(rest) - 1; j >= i; j-- {
+				x = x<<8 | uint64(rest[j])
+			}
+		}
+		if m := byteMask(x, '#'); m != 0 {
+			k := bits.TrailingZeros64(m) >> 3
+			high |= x & (1<<(8*k) - 1) & highs
+			rest = rest[:i+k]
 			break
 		}
-		high |= c
+		high |= x & highs
 	}
-	return rest, high < 0x80 && rest[0] == '/'
+	return rest, high == 0 && rest[0] == '/'
 }
 
 // hasHTTPScheme reports whether s starts with "http://" or "https://", in

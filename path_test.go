@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -167,6 +168,42 @@ func TestOctetSets(t *testing.T) {
 		u := &url.URL{Path: "/" + string([]byte{b})}
 		if got, want := pathKeeps(b), u.EscapedPath() == u.Path; got != want {
 			t.Errorf("pathKeeps(%q) = %v; net/url keeps it: %v", b, got, want)
+		}
+	}
+}
+
+// pathSpan reads a bare path eight octets at a time; a '#' or an octet to
+// escape at every position of paths of every length up to 24 must give what
+// cutting at the first '#' and escaping octet by octet gives.
+func TestRequestPathEveryPosition(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= 24; n++ {
+		for _, special := range []byte{'#', 0xC3, '%'} {
+			for at := 1; at < n; at++ {
+				for _, second := range []int{-1, 0, 1, 7, 8} {
+					b := []byte("/" + strings.Repeat("abcdefgh", 3))[:n]
+					b[at] = special
+					if k := at + second; second >= 0 && k > 0 && k < n {
+						b[k] = 0xA9
+					}
+					in := string(b)
+					want := in
+					if k := strings.IndexByte(want, '#'); k >= 0 {
+						want = want[:k]
+					}
+					var esc strings.Builder
+					for i := 0; i < len(want); i++ {
+						if c := want[i]; c >= 0x80 {
+							fmt.Fprintf(&esc, "%%%02X", c)
+						} else {
+							esc.WriteByte(c)
+						}
+					}
+					if got := requestPath(in); got != esc.String() {
+						t.Errorf("requestPath(%q) = %q; want %q", in, got, esc.String())
+					}
+				}
+			}
 		}
 	}
 }
