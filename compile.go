@@ -60,10 +60,25 @@ func wildBucket(pat string) int {
 type wildRule struct {
 	// prec is precOf(priority, allow, line); the priority is n, or the
 	// directory's length plus its '$'.
-	prec   uint64
-	off, n uint32 // the rule's pattern as stored: text[off:off+n]
-	match  uint32 // the length of it to match: n without a final '$', or the directory's
-	anchor bool   // a final '$' (written, or the directory rule's) anchors the end
+	prec  uint64
+	off   uint32 // the rule's pattern as stored: text[off:off+n]
+	n     uint16
+	match uint16 // the length of it to match: n without a final '$', or the directory's
+	// star and last are the first and last '*' of text[off:off+match],
+	// or match when it has none.
+	star, last uint16
+	anchor     bool // a final '$' (written, or the directory rule's) anchors the end
+}
+
+// Patterns are at most three octets per octet of a line (see writeEscaped),
+// so wildRule's 16-bit lengths hold them; this fails to compile otherwise.
+const _ uint16 = 3 * maxLineLen
+
+// newWildRule describes the rule of precedence prec whose pattern is
+// pat, stored at off, matching pat[:match].
+func newWildRule(prec uint64, off uint32, pat string, match int, anchor bool) wildRule {
+	star, last := stars(pat[:match])
+	return wildRule{prec, off, uint16(len(pat)), uint16(match), uint16(star), uint16(last), anchor}
 }
 
 // groupIndex returns group g's index, building it on first use. Building
@@ -94,12 +109,12 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 		pat := p.pattern(r)
 		if r.isAllow() {
 			if k := indexHTMLPrefix(pat); k >= 0 {
-				ix.wild = append(ix.wild, wildRule{precOf(int32(k+1), true, r.line()), r.off(), uint32(len(pat)), uint32(k), true})
+				ix.wild = append(ix.wild, newWildRule(precOf(int32(k+1), true, r.line()), r.off(), pat, k, true))
 			}
 		}
 		if isWild(pat) {
 			m := strings.TrimSuffix(pat, "$")
-			ix.wild = append(ix.wild, wildRule{precOf(int32(len(pat)), r.isAllow(), r.line()), r.off(), uint32(len(pat)), uint32(len(m)), len(m) < len(pat)})
+			ix.wild = append(ix.wild, newWildRule(precOf(int32(len(pat)), r.isAllow(), r.line()), r.off(), pat, len(m), len(m) < len(pat)))
 			continue
 		}
 		rs[lits] = r
@@ -117,7 +132,7 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
 	ix.masks = make([]uint64, len(ix.wild))
 	for i, w := range ix.wild {
-		ix.masks[i] = octetMask(p.text[w.off : w.off+w.match])
+		ix.masks[i] = octetMask(p.text[w.off : w.off+uint32(w.match)])
 	}
 	if len(ix.wild) >= minBuckets {
 		p.bucketWild(ix)
@@ -130,7 +145,7 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 func (p *Policy) bucketWild(ix *groupIndex) {
 	ix.starts = make([]int32, 258)
 	for _, w := range ix.wild {
-		ix.starts[wildBucket(p.text[w.off:w.off+w.match])+1]++
+		ix.starts[wildBucket(p.text[w.off:w.off+uint32(w.match)])+1]++
 	}
 	for c := 1; c < len(ix.starts); c++ {
 		ix.starts[c] += ix.starts[c-1]
@@ -140,7 +155,7 @@ func (p *Policy) bucketWild(ix *groupIndex) {
 	masks := make([]uint64, len(ix.wild))
 	ix.rank = make([]int32, len(ix.wild))
 	for i, w := range ix.wild {
-		b := wildBucket(p.text[w.off : w.off+w.match])
+		b := wildBucket(p.text[w.off : w.off+uint32(w.match)])
 		j := next[b]
 		next[b]++
 		wild[j], masks[j], ix.rank[j] = w, ix.masks[i], int32(i)
