@@ -70,7 +70,7 @@ func (p *Policy) listSel(gs []int32) groupSel {
 // ASCII case, and whether there are any. It does not allocate for tokens of
 // up to 64 bytes.
 func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
-	if p.agentBits&agentBit(userAgent) == 0 {
+	if !p.agentBits.mayHold(userAgent) {
 		return groupSel{}, false
 	}
 	var buf [64]byte
@@ -169,14 +169,33 @@ func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
 	return p.global, false
 }
 
-// agentBit is a one-bit summary of a token's length and first octet,
-// ignoring ASCII case: tokens with different bits differ.
-func agentBit[S string | []byte](token S) uint64 {
-	var first byte
-	if len(token) > 0 {
-		first = lower(token[0])
+// agentFilter summarises the tokens a file names in two words, one bit in
+// each per token: from its length and first octet, and from its length and
+// last octet, ignoring ASCII case. A token whose two bits are not both set
+// is not named, which spares most searches; with n tokens a search happens
+// for about (n/64)² of the tokens a file does not name.
+type agentFilter [2]uint64
+
+// agentBits returns the bits of token in each word of an agentFilter.
+func agentBits[S string | []byte](token S) (first, last uint64) {
+	n := uint(len(token))
+	if n == 0 {
+		return 1, 1
 	}
-	return 1 << ((uint(len(token))*31 + uint(first)) & 63)
+	return 1 << ((n*31 + uint(lower(token[0]))) & 63), 1 << ((n*11 + uint(lower(token[n-1]))*37) & 63)
+}
+
+// add sets the bits of token.
+func (f *agentFilter) add(token []byte) {
+	a, b := agentBits(token)
+	f[0] |= a
+	f[1] |= b
+}
+
+// mayHold reports whether token may have been added.
+func (f *agentFilter) mayHold(token string) bool {
+	a, b := agentBits(token)
+	return f[0]&a != 0 && f[1]&b != 0
 }
 
 // lookupAgent finds userAgent in a map keyed by lower-cased tokens, without

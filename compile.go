@@ -35,10 +35,8 @@ type groupIndex struct {
 	// (whose pattern starts with '/' and the literal octet c) are
 	// wild[starts[c]:starts[c+1]], and every other rule is in bucket 256.
 	// A path whose second octet is c can match only rules of buckets c and
-	// 256; rank[j] is wild[j]'s place in precedence order, to merge them.
-	// Both nil for groups of fewer than minBuckets wildcard rules, whose
-	// wild is in precedence order.
-	rank   []int32
+	// 256, each in precedence order. Nil for groups of fewer than
+	// minBuckets wildcard rules.
 	starts []int32
 }
 
@@ -153,12 +151,11 @@ func (p *Policy) bucketWild(ix *groupIndex) {
 	next := slices.Clone(ix.starts[:257])
 	wild := make([]wildRule, len(ix.wild))
 	masks := make([]uint64, len(ix.wild))
-	ix.rank = make([]int32, len(ix.wild))
 	for i, w := range ix.wild {
 		b := wildBucket(p.text[w.off : w.off+uint32(w.match)])
 		j := next[b]
 		next[b]++
-		wild[j], masks[j], ix.rank[j] = w, ix.masks[i], int32(i)
+		wild[j], masks[j] = w, ix.masks[i]
 	}
 	ix.wild, ix.masks = wild, masks
 }

@@ -189,19 +189,19 @@ func (b best) allow() bool { return b.prec&(1<<32) != 0 }
 // Check does not allocate for URLs of up to 512 bytes after encoding. The
 // first question that needs a group builds the group's index.
 func (p *Policy) Check(userAgent, rawURL string) (v Verdict) {
-	path, ready := pathSpan(rawURL)
+	path, mask, ready := pathSpan(rawURL)
 	if !ready {
 		var buf [pathBufSize]byte
-		path = bytesString(finishPath(buf[:0], path))
+		path, mask = bytesString(finishPath(buf[:0], path)), 0
 	}
-	p.verdict(&v, p.decide(p.selectGroups(userAgent), path))
+	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, mask))
 	return v
 }
 
 // checkPath decides for path, already in the form requestPath returns. It
 // does not keep path, which may be backed by the caller's stack buffer.
 func (p *Policy) checkPath(userAgent, path string) (v Verdict) {
-	p.verdict(&v, p.decide(p.selectGroups(userAgent), path))
+	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, 0))
 	return v
 }
 
@@ -209,7 +209,7 @@ func (p *Policy) checkPath(userAgent, path string) (v Verdict) {
 // token and path, checkSel(selectGroups(token), path) equals
 // checkPath(token, path). It does not keep path.
 func (p *Policy) checkSel(sel groupSel, path string) (v Verdict) {
-	p.verdict(&v, p.decide(sel, path))
+	p.verdict(&v, p.decide(sel, path, 0))
 	return v
 }
 
@@ -220,7 +220,10 @@ var robotsTxtMatch = best{prec: 1<<64 - 1}
 // decide finds the deciding match for path among the groups of sel. The
 // Verdict is built once, from its result, by the caller: a Verdict does
 // not fit in registers, and each copy of one costs more than the search.
-func (p *Policy) decide(sel groupSel, path string) best {
+//
+// mask is pathMask(path), or 0 for decide to compute it when a group has
+// wildcard rules (a path holds '/', so its mask is never 0).
+func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 	if path == "/robots.txt" {
 		return robotsTxtMatch
 	}
@@ -228,7 +231,6 @@ func (p *Policy) decide(sel groupSel, path string) best {
 		return best{}
 	}
 	var b best
-	var mask uint64
 	pk := prefix8(path)
 	for i := range sel.n {
 		ix := p.groupIndex(p.groupAt(sel, i))
@@ -296,8 +298,11 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
 		i += half &^ -int(borrow)
 		n -= half
 	}
-	if keys[i] == pk && !patternAtMostTail(p.pattern(rs[i]), path) {
-		// Among the patterns whose key is pk, the last one <= path.
+	pat := p.pattern(rs[i])
+	lcp := keyPrefixLen(keys[i], pk, pat, path)
+	if keys[i] == pk && lcp < len(pat) && (lcp == len(path) || pat[lcp] > path[lcp]) {
+		// pat > path: among the patterns whose key is pk, find the last
+		// one <= path.
 		lo, hi := 0, i
 		for lo < hi {
 			mid := int(uint(lo+hi) >> 1)
@@ -307,13 +312,12 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
 				hi = mid
 			}
 		}
-		i = lo - 1
-		if i < 0 {
+		if i = lo - 1; i < 0 {
 			return
 		}
+		pat = p.pattern(rs[i])
+		lcp = keyPrefixLen(keys[i], pk, pat, path)
 	}
-	pat := p.pattern(rs[i])
-	lcp := commonPrefixLen(pat, path)
 	for len(pat) > lcp {
 		i = int(ix.parents[i])
 		if i < 0 {
@@ -358,6 +362,21 @@ func prefix8(s string) uint64 {
 	return k
 }
 
+// keyPrefixLen is commonPrefixLen(pat, path) for a pattern whose
+// prefix8 key is k and a path whose key is pk: within the first eight
+// octets the keys answer, without a loop; past them the strings do.
+func keyPrefixLen(k, pk uint64, pat, path string) int {
+	n := min(len(pat), len(path))
+	if x := k ^ pk; x != 0 {
+		// Zero padding may differ from a NUL in path: cap at n.
+		return min(bits.LeadingZeros64(x)>>3, n)
+	}
+	if n <= 8 {
+		return n
+	}
+	return 8 + commonPrefixLen(pat[8:], path[8:])
+}
+
 func commonPrefixLen(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
@@ -382,35 +401,18 @@ func loadLE(s string) uint64 {
 // the first match or as soon as no remaining rule could beat b. It reads
 // the dense mask array and loads a rule only when the path holds every
 // octet the rule needs; in groups with buckets it visits only the two
-// buckets the path can match, merged.
+// buckets the path can match, one after the other: b keeps the better of
+// their matches, so their order does not matter.
 func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
 	if ix.starts == nil {
 		p.scanWild(ix, 0, int32(len(ix.wild)), path, mask, b)
 		return
 	}
-	var own, ownEnd int32
 	if len(path) >= 2 {
 		c := path[1]
-		own, ownEnd = ix.starts[c], ix.starts[int(c)+1]
+		p.scanWild(ix, ix.starts[c], ix.starts[int(c)+1], path, mask, b)
 	}
-	rest, restEnd := ix.starts[256], ix.starts[257]
-	for own < ownEnd && rest < restEnd {
-		j := rest
-		if ix.rank[own] < ix.rank[rest] {
-			j = own
-			own++
-		} else {
-			rest++
-		}
-		if ix.masks[j]&^mask == 0 && p.tryWild(ix, j, path, b) {
-			return
-		}
-	}
-	if own < ownEnd {
-		p.scanWild(ix, own, ownEnd, path, mask, b)
-	} else {
-		p.scanWild(ix, rest, restEnd, path, mask, b)
-	}
+	p.scanWild(ix, ix.starts[256], ix.starts[257], path, mask, b)
 }
 
 // scanWild tries the wildcard rules ix.wild[from:to], which are in

@@ -358,3 +358,20 @@ func TestValueTraitsEveryTail(t *testing.T) {
 		}
 	}
 }
+
+// keyPrefixLen answers from the prefix8 keys within the first eight octets;
+// it must equal commonPrefixLen for every pair of lengths, also when the
+// path holds a NUL where the shorter pattern's key has padding.
+func TestKeyPrefixLen(t *testing.T) {
+	t.Parallel()
+	paths := []string{"/", "/a", "/a\x00", "/a\x00\x00b", "/abcdefg", "/abcdefgh", "/abcdefghij", "/abcdefgXij", "/abcdefghiX", "/abc\x00efgh"}
+	pats := []string{"/", "/a", "/ab", "/abc", "/abcdefg", "/abcdefgh", "/abcdefghi", "/abcdefghij", "/abcdefghijk", "/b"}
+	for _, path := range paths {
+		for _, pat := range pats {
+			want := commonPrefixLen(pat, path)
+			if got := keyPrefixLen(prefix8(pat), prefix8(path), pat, path); got != want {
+				t.Errorf("keyPrefixLen(%q, %q) = %d; want %d", pat, path, got, want)
+			}
+		}
+	}
+}

@@ -67,11 +67,10 @@ func (p *Policy) indexSize() int {
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
 	}
 	n += p.wildRules * int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
-	// Buckets: a rank per wildcard rule, and their starts in each group
-	// of at least minBuckets of them.
-	var rank int32
-	n += p.wildRules * int(unsafe.Sizeof(rank))
-	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(rank)))
+	// Buckets: their starts in each group of at least minBuckets
+	// wildcard rules, and the copies of wild and masks bucketing makes.
+	var start int32
+	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(start)))
 	return n
 }
 

@@ -5,7 +5,6 @@ package robotsext
 // percent-encoded.
 
 import (
-	"math/bits"
 	"net/url"
 	"strings"
 	"unsafe"
@@ -201,7 +200,7 @@ func pathOfRaw(rawURL string) (string, bool) {
 // scheme, authority or #fragment, always starting with '/' ("/" when there is
 // no path). Octets outside US-ASCII are then percent-encoded.
 func requestPath(rawURL string) string {
-	path, ready := pathSpan(rawURL)
+	path, _, ready := pathSpan(rawURL)
 	if ready {
 		return path
 	}
@@ -210,9 +209,9 @@ func requestPath(rawURL string) string {
 }
 
 // pathSpan finds the part of rawURL that requestPath returns. ready is true
-// when that part is the answer as it is; otherwise finishPath must add the
-// leading '/' or escape octets.
-func pathSpan(rawURL string) (path string, ready bool) {
+// when that part is the answer as it is, and mask is then its pathMask;
+// otherwise finishPath must add the leading '/' or escape octets.
+func pathSpan(rawURL string) (path string, mask uint64, ready bool) {
 	rest := rawURL
 	switch {
 	case len(rest) > 0 && rest[0] == '/' && (len(rest) == 1 || rest[1] != '/'):
@@ -226,42 +225,30 @@ func pathSpan(rawURL string) (path string, ready bool) {
 			k++
 		}
 		if k == len(rest) || rest[k] == '#' {
-			return "/", true
+			return "/", pathMask("/"), true
 		}
 		rest = rest[k:]
 	default:
 		start, ok := pathStart(rest)
 		if !ok {
-			return "/", true
+			return "/", pathMask("/"), true
 		}
 		rest = rest[start:]
 	}
-	// rest starts the path and holds no '#' before it; cut the fragment
-	// and look for octets to escape, eight octets at a time.
-	var high uint64
-	for i := 0; i < len(rest); i += 8 {
-		var x uint64
-		switch {
-		case i+8 <= len(rest):
-			x = loadLE(rest[i:])
-		case len(rest) >= 8:
-			// The last one to seven octets, read with those before them,
-			// which are shifted out.
-			x = loadLE(rest[len(rest)-8:]) >> (8 * (i + 8 - len(rest)))
-		default:
-			for j := len(rest) - 1; j >= i; j-- {
-				x = x<<8 | uint64(rest[j])
-			}
-		}
-		if m := byteMask(x, '#'); m != 0 {
-			k := bits.TrailingZeros64(m) >> 3
-			high |= x & (1<<(8*k) - 1) & highs
-			rest = rest[:i+k]
+	// rest starts the path and holds no '#' before it; in one pass, cut
+	// the fragment, look for octets to escape, and gather the octets the
+	// wildcard rules' masks are compared with.
+	var high byte
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c == '#' {
+			rest = rest[:i]
 			break
 		}
-		high |= x & highs
+		high |= c
+		mask |= 1 << (c & 63)
 	}
-	return rest, high == 0 && rest[0] == '/'
+	return rest, mask, high < 0x80 && rest[0] == '/'
 }
 
 // hasHTTPScheme reports whether s starts with "http://" or "https://", in

@@ -172,9 +172,9 @@ func TestOctetSets(t *testing.T) {
 	}
 }
 
-// pathSpan reads a bare path eight octets at a time; a '#' or an octet to
-// escape at every position of paths of every length up to 24 must give what
-// cutting at the first '#' and escaping octet by octet gives.
+// A '#' or an octet to escape at every position of paths of every length
+// up to 24 must give what cutting at the first '#' and escaping octet by
+// octet gives, and pathSpan's mask must be that of the path it returns.
 func TestRequestPathEveryPosition(t *testing.T) {
 	t.Parallel()
 	for n := 1; n <= 24; n++ {
@@ -201,6 +201,11 @@ func TestRequestPathEveryPosition(t *testing.T) {
 					}
 					if got := requestPath(in); got != esc.String() {
 						t.Errorf("requestPath(%q) = %q; want %q", in, got, esc.String())
+					}
+					for _, u := range []string{in, "https://example.com" + in} {
+						if path, mask, ready := pathSpan(u); ready && mask != pathMask(path) {
+							t.Errorf("pathSpan(%q) gives mask %#x for %q; pathMask says %#x", u, mask, path, pathMask(path))
+						}
 					}
 				}
 			}

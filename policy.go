@@ -35,9 +35,9 @@ const (
 type Policy struct {
 	// The fields a check reads come first, to share few cache lines.
 
-	// agentBits has agentBit(token) set for every token of agents, so
-	// that most tokens a file does not name skip the search.
-	agentBits uint64
+	// agentBits has every token of agents added, so that most tokens a
+	// file does not name skip the search.
+	agentBits agentFilter
 	global    groupSel // the "*" groups
 	// text holds every pattern, percent-encoded, in file order, then the
 	// lower-cased agent tokens and the sitemap URLs.
@@ -270,7 +270,7 @@ func (b *builder) add(d directive) {
 		n := globalLen
 		if !global {
 			n = len(token)
-			b.p.agentBits |= agentBit(token)
+			b.p.agentBits.add(token)
 			b.textSize += n
 		}
 		b.room()
