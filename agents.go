@@ -73,6 +73,11 @@ func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
 	if !p.agentBits.mayHold(userAgent) {
 		return groupSel{}, false
 	}
+	return p.searchAgent(userAgent)
+}
+
+// searchAgent is findAgent past its filter.
+func (p *Policy) searchAgent(userAgent string) (groupSel, bool) {
 	var buf [64]byte
 	key := bytesString(lowerASCII(buf[:0], userAgent))
 	if len(p.agents) >= manyAgents {
@@ -171,30 +176,37 @@ func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
 
 // agentFilter summarises the tokens a file names in two words, one bit in
 // each per token: from its length and first octet, and from its length and
-// last octet, ignoring ASCII case. A token whose two bits are not both set
-// is not named, which spares most searches; with n tokens a search happens
-// for about (n/64)² of the tokens a file does not name.
+// last octet, with bit 0x20 of both octets set (which folds ASCII case). A
+// token whose two bits are not both set is not named, which spares most
+// searches; with n tokens a search happens for about (n/64)² of the tokens
+// a file does not name.
 type agentFilter [2]uint64
 
-// agentBits returns the bits of token in each word of an agentFilter.
-func agentBits[S string | []byte](token S) (first, last uint64) {
-	n := uint(len(token))
-	if n == 0 {
-		return 1, 1
-	}
-	return 1 << ((n*31 + uint(lower(token[0]))) & 63), 1 << ((n*11 + uint(lower(token[n-1]))*37) & 63)
+// agentBits returns the bit of a token of n octets, the first and last
+// being first and last, in each word of an agentFilter (0, 0 when n is 0).
+func agentBits(n int, first, last byte) (uint64, uint64) {
+	u := uint(n)
+	return 1 << ((u*31 + uint(first|0x20)) & 63), 1 << ((u*11 + uint(last|0x20)*37) & 63)
 }
 
 // add sets the bits of token.
 func (f *agentFilter) add(token []byte) {
-	a, b := agentBits(token)
+	if len(token) == 0 {
+		f[0] |= 1
+		f[1] |= 1
+		return
+	}
+	a, b := agentBits(len(token), token[0], token[len(token)-1])
 	f[0] |= a
 	f[1] |= b
 }
 
 // mayHold reports whether token may have been added.
 func (f *agentFilter) mayHold(token string) bool {
-	a, b := agentBits(token)
+	if len(token) == 0 {
+		return f[0]&f[1]&1 != 0
+	}
+	a, b := agentBits(len(token), token[0], token[len(token)-1])
 	return f[0]&a != 0 && f[1]&b != 0
 }
 

@@ -85,6 +85,12 @@ func (p *Policy) groupIndex(g int32) *groupIndex {
 	if ix := p.index[g].Load(); ix != nil {
 		return ix
 	}
+	return p.buildGroupIndex(g)
+}
+
+// buildGroupIndex is the slow path of groupIndex, apart so that the fast
+// path is inlined.
+func (p *Policy) buildGroupIndex(g int32) *groupIndex {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if ix := p.index[g].Load(); ix != nil {

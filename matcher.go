@@ -146,12 +146,12 @@ func pathMask(path string) uint64 {
 	// Two accumulators, four octets a round: the ORs do not wait on each
 	// other.
 	var m0, m1 uint64
-	i := 0
-	for ; i+4 <= len(path); i += 4 {
-		m0 |= 1<<(path[i]&63) | 1<<(path[i+1]&63)
-		m1 |= 1<<(path[i+2]&63) | 1<<(path[i+3]&63)
+	for ; len(path) >= 4; path = path[4:] {
+		s := path[:4] // one bounds check for the four
+		m0 |= 1<<(s[0]&63) | 1<<(s[1]&63)
+		m1 |= 1<<(s[2]&63) | 1<<(s[3]&63)
 	}
-	for ; i < len(path); i++ {
+	for i := 0; i < len(path); i++ {
 		m0 |= 1 << (path[i] & 63)
 	}
 	return m0 | m1
@@ -348,10 +348,13 @@ func patternAtMostTail(pat, path string) bool {
 // keys order as the strings' first eight octets do.
 func prefix8(s string) uint64 {
 	if len(s) >= 8 {
-		_ = s[7]
-		return uint64(s[0])<<56 | uint64(s[1])<<48 | uint64(s[2])<<40 | uint64(s[3])<<32 |
-			uint64(s[4])<<24 | uint64(s[5])<<16 | uint64(s[6])<<8 | uint64(s[7])
+		return bits.ReverseBytes64(loadLE(s))
 	}
+	return prefix8Short(s)
+}
+
+// prefix8Short is prefix8 for strings of fewer than eight octets.
+func prefix8Short(s string) uint64 {
 	var k uint64
 	for i := range 8 {
 		k <<= 8
@@ -374,7 +377,10 @@ func keyPrefixLen(k, pk uint64, pat, path string) int {
 	if n <= 8 {
 		return n
 	}
-	return 8 + commonPrefixLen(pat[8:], path[8:])
+	if n == len(pat) && pat[8:] == path[8:n] {
+		return n // the common case: pat is a prefix of path
+	}
+	return 8 + commonPrefixLen(pat[8:n], path[8:n])
 }
 
 func commonPrefixLen(a, b string) int {
