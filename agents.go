@@ -70,8 +70,12 @@ func (p *Policy) listSel(gs []int32) groupSel {
 // ASCII case, and whether there are any. It does not allocate for tokens of
 // up to 64 bytes.
 func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
-	if !p.agentBits.mayHold(userAgent) {
-		return groupSel{}, false
+	if n := len(userAgent); n > 0 {
+		// agentBits.mayHold, by hand: a check asks on every call.
+		a, b := agentBits(n, userAgent[0], userAgent[n-1])
+		if p.agentBits[0]&a == 0 || p.agentBits[1]&b == 0 {
+			return groupSel{}, false
+		}
 	}
 	return p.searchAgent(userAgent)
 }
@@ -175,7 +179,7 @@ func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
 }
 
 // agentFilter summarises the tokens a file names in two words, one bit in
-// each per token: from its length and first octet, and from its length and
+// each per token (findAgent reads it): from its length and first octet, and from its length and
 // last octet, with bit 0x20 of both octets set (which folds ASCII case). A
 // token whose two bits are not both set is not named, which spares most
 // searches; with n tokens a search happens for about (n/64)² of the tokens
@@ -199,15 +203,6 @@ func (f *agentFilter) add(token []byte) {
 	a, b := agentBits(len(token), token[0], token[len(token)-1])
 	f[0] |= a
 	f[1] |= b
-}
-
-// mayHold reports whether token may have been added.
-func (f *agentFilter) mayHold(token string) bool {
-	if len(token) == 0 {
-		return f[0]&f[1]&1 != 0
-	}
-	a, b := agentBits(len(token), token[0], token[len(token)-1])
-	return f[0]&a != 0 && f[1]&b != 0
 }
 
 // lookupAgent finds userAgent in a map keyed by lower-cased tokens, without

@@ -12,16 +12,17 @@ import (
 )
 
 // groupIndex is the index of one group, immutable once published in
-// Policy.index. The group's literal rules (no '*', no final '$') are
-// Policy.rules[start:litEnd], sorted by pattern, Allow first, then line,
-// with repeated patterns dropped: the first of each is the one that decides.
+// Policy.index. The group's literal rules (no '*', no final '$') are lits,
+// the front of its span of Policy.rules, sorted by pattern, Allow first,
+// then line, with repeated patterns dropped: the first of each is the one
+// that decides.
 type groupIndex struct {
-	start, litEnd int32 // the literal rules are Policy.rules[start:litEnd]
-	// keys[i] is prefix8 of the pattern of rule start+i: the binary search
+	lits []rule
+	// keys[i] is prefix8 of the pattern of lits[i]: the binary search
 	// reads this dense array and touches the text only on equal keys.
 	keys []uint64
-	// parents[i] is the index (from the group's start) of the longest
-	// other literal pattern that is a proper prefix of rule start+i, or -1.
+	// parents[i] is the index in lits of the longest other literal
+	// pattern that is a proper prefix of lits[i], or -1.
 	parents []int32
 	// wild holds the wildcard rules by precedence: priority (pattern
 	// length) descending, Allow first, then line. The first that matches a
@@ -126,7 +127,7 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	}
 	rs = rs[:lits]
 	rs = rs[:p.sortLiterals(rs)]
-	ix.start, ix.litEnd = gr.start, gr.start+int32(len(rs))
+	ix.lits = rs
 	ix.parents = p.prefixParents(rs)
 	ix.keys = make([]uint64, len(rs))
 	for i, r := range rs {

@@ -217,6 +217,13 @@ func (p *Policy) checkSel(sel groupSel, path string) (v Verdict) {
 // always allowed: no rule can have its precedence.
 var robotsTxtMatch = best{prec: 1<<64 - 1}
 
+// isRobotsTxt reports path == "/robots.txt", comparing words.
+func isRobotsTxt(path string) bool {
+	const word = uint64('/') | uint64('r')<<8 | uint64('o')<<16 | uint64('b')<<24 |
+		uint64('o')<<32 | uint64('t')<<40 | uint64('s')<<48 | uint64('.')<<56
+	return len(path) == len("/robots.txt") && loadLE(path) == word && path[8:] == "txt"
+}
+
 // decide finds the deciding match for path among the groups of sel. The
 // Verdict is built once, from its result, by the caller: a Verdict does
 // not fit in registers, and each copy of one costs more than the search.
@@ -224,7 +231,7 @@ var robotsTxtMatch = best{prec: 1<<64 - 1}
 // mask is pathMask(path), or 0 for decide to compute it when a group has
 // wildcard rules (a path holds '/', so its mask is never 0).
 func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
-	if path == "/robots.txt" {
+	if isRobotsTxt(path) {
 		return robotsTxtMatch
 	}
 	if p == nil {
@@ -233,7 +240,15 @@ func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 	var b best
 	pk := prefix8(path)
 	for i := range sel.n {
-		ix := p.groupIndex(p.groupAt(sel, i))
+		g := sel.first
+		if sel.n > 1 {
+			g = p.lists[sel.first+i]
+		}
+		// groupIndex and groupAt, by hand: this loop is the hot path.
+		ix := p.index[g].Load()
+		if ix == nil {
+			ix = p.buildGroupIndex(g)
+		}
 		p.bestLiteral(ix, path, pk, &b)
 		if len(ix.wild) > 0 {
 			if mask == 0 {
@@ -281,7 +296,7 @@ func (p *Policy) written(b best) string {
 // without branching on them, and compares strings only among the patterns
 // whose key equals the path's.
 func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
-	rs := p.rules[ix.start:ix.litEnd]
+	rs := ix.lits
 	keys := ix.keys[:len(rs)]
 	if len(keys) == 0 || keys[0] > pk {
 		return
@@ -356,11 +371,8 @@ func prefix8(s string) uint64 {
 // prefix8Short is prefix8 for strings of fewer than eight octets.
 func prefix8Short(s string) uint64 {
 	var k uint64
-	for i := range 8 {
-		k <<= 8
-		if i < len(s) {
-			k |= uint64(s[i])
-		}
+	for i := 0; i < len(s) && i < 8; i++ {
+		k |= uint64(s[i]) << (56 - 8*i)
 	}
 	return k
 }
@@ -422,28 +434,24 @@ func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
 }
 
 // scanWild tries the wildcard rules ix.wild[from:to], which are in
-// precedence order.
+// precedence order: it offers b the first whose octets the path holds and
+// that matches, and stops there or at the first rule that (like every rule
+// after it) cannot beat b.
 func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint64, b *best) {
+	wild := ix.wild[from:to]
 	for j, m := range ix.masks[from:to] {
-		if m&^mask == 0 && p.tryWild(ix, from+int32(j), path, b) {
+		if m&^mask != 0 {
+			continue // the path lacks an octet the rule needs
+		}
+		w := &wild[j]
+		if w.prec <= b.prec {
+			return
+		}
+		if w.matches(p.text[w.off:w.off+uint32(w.match)], path) {
+			*b = best{w.prec, w.off, uint32(w.n)}
 			return
 		}
 	}
-}
-
-// tryWild offers wildcard rule j to b if it matches path, and reports
-// whether the search is over: j matched, or it (and so every rule after
-// it) cannot beat b.
-func (p *Policy) tryWild(ix *groupIndex, j int32, path string, b *best) bool {
-	w := &ix.wild[j]
-	if w.prec <= b.prec {
-		return true
-	}
-	if w.matches(p.text[w.off:w.off+uint32(w.match)], path) {
-		*b = best{w.prec, w.off, uint32(w.n)}
-		return true
-	}
-	return false
 }
 
 // matches reports whether w, whose pattern to match is pat, matches path;

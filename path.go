@@ -5,6 +5,7 @@ package robotsext
 // percent-encoded.
 
 import (
+	"math/bits"
 	"net/url"
 	"strings"
 	"unsafe"
@@ -235,20 +236,50 @@ func pathSpan(rawURL string) (path string, mask uint64, ready bool) {
 		}
 		rest = rest[start:]
 	}
-	// rest starts the path and holds no '#' before it; in one pass, cut
-	// the fragment, look for octets to escape, and gather the octets the
-	// wildcard rules' masks are compared with.
-	var high byte
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if c == '#' {
-			rest = rest[:i]
+	// rest starts the path and holds no '#' before it. In one pass, cut
+	// the fragment, look for octets to escape and gather the octets the
+	// wildcard rules' masks are compared with (see pathMask).
+	if len(rest) < 8 {
+		var high byte
+		for i := 0; i < len(rest); i++ {
+			c := rest[i]
+			if c == '#' {
+				rest = rest[:i]
+				break
+			}
+			high |= c
+			mask |= 1 << (c & 63)
+		}
+		return rest, mask, high < 0x80 && rest[0] == '/'
+	}
+	// Eight octets at a time; the last word may overlap the one before,
+	// which is harmless: those octets hold no '#' and OR in the same bits.
+	var all uint64
+	for i := 0; ; i += 8 {
+		i = min(i, len(rest)-8)
+		x := loadLE(rest[i:])
+		if m := byteMask(x, '#'); m != 0 {
+			rest = rest[:i+bits.TrailingZeros64(m)>>3]
+			for _, c := range []byte(rest[i:]) {
+				all |= uint64(c)
+				mask |= 1 << (c & 63)
+			}
 			break
 		}
-		high |= c
-		mask |= 1 << (c & 63)
+		all |= x
+		mask |= 1 << (x & 63)
+		mask |= 1 << (x >> 8 & 63)
+		mask |= 1 << (x >> 16 & 63)
+		mask |= 1 << (x >> 24 & 63)
+		mask |= 1 << (x >> 32 & 63)
+		mask |= 1 << (x >> 40 & 63)
+		mask |= 1 << (x >> 48 & 63)
+		mask |= 1 << (x >> 56 & 63)
+		if i+8 == len(rest) {
+			break
+		}
 	}
-	return rest, mask, high < 0x80 && rest[0] == '/'
+	return rest, mask, all&highs == 0 && rest[0] == '/'
 }
 
 // hasHTTPScheme reports whether s starts with "http://" or "https://", in
