@@ -438,10 +438,11 @@ func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
 // that matches, and stops there or at the first rule that (like every rule
 // after it) cannot beat b.
 func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint64, b *best) {
-	wild := ix.wild[from:to]
-	for j, m := range ix.masks[from:to] {
-		if m&^mask != 0 {
-			continue // the path lacks an octet the rule needs
+	wild, masks := ix.wild[from:to], ix.masks[from:to]
+	lack := ^mask // the octets the path does not hold
+	for j, m := range masks {
+		if m&lack != 0 {
+			continue // the rule needs one of them
 		}
 		w := &wild[j]
 		if w.prec <= b.prec {
