@@ -108,6 +108,19 @@ func (p *Policy) buildGroupIndex(g int32) *groupIndex {
 func (p *Policy) buildIndex(gr group) *groupIndex {
 	rs := p.rules[gr.start:gr.end]
 	ix := new(groupIndex)
+	// Wildcard rules (and the directory rules of index.html Allows) are
+	// counted first, so that wild is allocated at its size.
+	nWild := 0
+	for _, r := range rs {
+		pat := p.pattern(r)
+		if r.isAllow() && indexHTMLPrefix(pat) >= 0 {
+			nWild++
+		}
+		if isWild(pat) {
+			nWild++
+		}
+	}
+	ix.wild = make([]wildRule, 0, nWild)
 	// Wildcard rules leave the span; literal rules close up in file order.
 	lits := 0
 	for _, r := range rs {
@@ -129,13 +142,14 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	rs = rs[:p.sortLiterals(rs)]
 	ix.lits = rs
 	ix.parents = p.prefixParents(rs)
-	ix.keys = make([]uint64, len(rs))
+	// Keys and masks share one allocation: a check reads both.
+	words := make([]uint64, len(rs)+len(ix.wild))
+	ix.keys, ix.masks = words[:len(rs):len(rs)], words[len(rs):]
 	for i, r := range rs {
 		ix.keys[i] = prefix8(p.pattern(r))
 	}
 	// Precedence order: the highest prec first.
 	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
-	ix.masks = make([]uint64, len(ix.wild))
 	for i, w := range ix.wild {
 		ix.masks[i] = octetMask(p.text[w.off : w.off+uint32(w.match)])
 	}
@@ -157,14 +171,14 @@ func (p *Policy) bucketWild(ix *groupIndex) {
 	}
 	next := slices.Clone(ix.starts[:257])
 	wild := make([]wildRule, len(ix.wild))
-	masks := make([]uint64, len(ix.wild))
+	masks := slices.Clone(ix.masks)
 	for i, w := range ix.wild {
 		b := wildBucket(p.text[w.off : w.off+uint32(w.match)])
 		j := next[b]
 		next[b]++
-		wild[j], masks[j] = w, ix.masks[i]
+		wild[j], ix.masks[j] = w, masks[i] // masks stay beside the keys
 	}
-	ix.wild, ix.masks = wild, masks
+	ix.wild = wild
 }
 
 // isWild reports whether a pattern is matched by the wildcard matcher: it

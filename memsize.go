@@ -64,9 +64,11 @@ func (p *Policy) indexSize() int {
 	for _, g := range p.groups {
 		n += allocSize(int(unsafe.Sizeof(ix)))
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(parent)))
+		// Keys and masks share an allocation; counting every rule of the
+		// span once errs high by the wildcard rules' share.
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
 	}
-	n += p.wildRules * int(unsafe.Sizeof(w)+unsafe.Sizeof(mask))
+	n += p.wildRules * int(unsafe.Sizeof(w))
 	// Buckets: their starts in each group of at least minBuckets
 	// wildcard rules, and the copies of wild and masks bucketing makes.
 	var start int32
