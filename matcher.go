@@ -143,18 +143,30 @@ func octetMask(pat string) uint64 {
 }
 
 func pathMask(path string) uint64 {
-	// Two accumulators, four octets a round: the ORs do not wait on each
-	// other.
-	var m0, m1 uint64
-	for ; len(path) >= 4; path = path[4:] {
-		s := path[:4] // one bounds check for the four
-		m0 |= 1<<(s[0]&63) | 1<<(s[1]&63)
-		m1 |= 1<<(s[2]&63) | 1<<(s[3]&63)
+	var mask uint64
+	if len(path) < 8 {
+		for i := 0; i < len(path); i++ {
+			mask |= 1 << (path[i] & 63)
+		}
+		return mask
 	}
-	for i := 0; i < len(path); i++ {
-		m0 |= 1 << (path[i] & 63)
+	// Eight octets at a time; the last word may overlap the one before,
+	// which ORs in the same bits again.
+	for i := 0; ; i += 8 {
+		i = min(i, len(path)-8)
+		x := loadLE(path[i:])
+		mask |= 1 << (x & 63)
+		mask |= 1 << (x >> 8 & 63)
+		mask |= 1 << (x >> 16 & 63)
+		mask |= 1 << (x >> 24 & 63)
+		mask |= 1 << (x >> 32 & 63)
+		mask |= 1 << (x >> 40 & 63)
+		mask |= 1 << (x >> 48 & 63)
+		mask |= 1 << (x >> 56 & 63)
+		if i+8 == len(path) {
+			return mask
+		}
 	}
-	return m0 | m1
 }
 
 // best is the match that decides so far, packed so that the deciding match

@@ -375,3 +375,20 @@ func TestKeyPrefixLen(t *testing.T) {
 		}
 	}
 }
+
+// pathMask reads words; every length must give the mask of its octets.
+func TestPathMaskEveryLength(t *testing.T) {
+	t.Parallel()
+	for n := 0; n <= 40; n++ {
+		var b strings.Builder
+		var want uint64
+		for i := range n {
+			c := byte('!' + (i*37)%90)
+			b.WriteByte(c)
+			want |= 1 << (c & 63)
+		}
+		if got := pathMask(b.String()); got != want {
+			t.Errorf("pathMask(%q) = %#x; want %#x", b.String(), got, want)
+		}
+	}
+}
