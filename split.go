@@ -58,7 +58,8 @@ func byteMask(x uint64, c byte) uint64 {
 // scanLine looks once at the first line of b and returns where it ends
 // (its first CR or LF, or len(b)), the length n of its useful part (before
 // its first NUL or '#': the reference parser works on C strings, and '#'
-// starts a comment) and the index of the first ':' in that part, or -1.
+// starts a comment; at most maxLineLen for lines longer than 64 octets)
+// and the index of the first ':' in that part, or -1.
 // The first 64 octets are read eight at a time for all five octets; past
 // them, and past the useful part, the vectorised single-octet searches win.
 func scanLine(b []byte) (end, n, colon int) {
@@ -101,10 +102,11 @@ func scanLine(b []byte) (end, n, colon int) {
 		}
 		return len(b), len(b), colon
 	}
-	// A line of more than 64 octets.
+	// A line of more than 64 octets. Past maxLineLen nothing is read
+	// (splitDirective cuts the line there), so neither is it searched.
 	end = i + lineEnd(b[i:])
-	n = end
-	if k := bytes.IndexByte(b[i:end], 0); k >= 0 {
+	n = min(end, max(i, maxLineLen))
+	if k := bytes.IndexByte(b[i:n], 0); k >= 0 {
 		n = i + k
 	}
 	if k := bytes.IndexByte(b[i:n], '#'); k >= 0 {

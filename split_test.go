@@ -168,3 +168,21 @@ func hasPrefixFold(s []byte, prefixes ...string) bool {
 	}
 	return false
 }
+
+// Lines longer than maxLineLen are cut there: a '#', NUL or ':' just
+// before, at or after the cut must split as the reference splitter does.
+func TestSplitterAtTheLineLimit(t *testing.T) {
+	t.Parallel()
+	for _, special := range []byte{'#', 0, ':'} {
+		for _, at := range []int{64, maxLineLen - 2, maxLineLen - 1, maxLineLen, maxLineLen + 1, maxLineLen + 500} {
+			for _, key := range []string{"Disallow: /", "Disallow /", "Sitemap:"} {
+				line := []byte(key + strings.Repeat("a", maxLineLen+1000))
+				line[at] = special
+				body := append(append([]byte("User-agent: *\n"), line...), "\nAllow: /b\n"...)
+				if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+					t.Errorf("%q at %d after %q: got %d directives, want %d", special, at, key, len(got), len(want))
+				}
+			}
+		}
+	}
+}
