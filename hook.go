@@ -82,9 +82,10 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 
 // decidePath decides the request URL u from en. The path is built in a
 // stack buffer, so a cached decision allocates nothing.
-func (e *Extension) decidePath(en *entry, u *url.URL) Verdict {
+func (e *Extension) decidePath(en *entry, u *url.URL) (v Verdict) {
 	var buf [pathBufSize]byte
-	return e.decide(en, bytesString(appendPathOf(buf[:0], u)))
+	e.decideInto(&v, en, bytesString(appendPathOf(buf[:0], u)))
+	return v
 }
 
 // blocked reports a disallowed request.
@@ -113,19 +114,31 @@ func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 }
 
 // decide applies the entry in force to one request path.
-func (e *Extension) decide(en *entry, path string) Verdict {
-	if en.override {
-		if path == "/robots.txt" {
-			return Verdict{Allowed: true, Reason: ReasonRobotsTxt}
-		}
-		return Verdict{Allowed: true, Reason: ReasonOverride}
+func (e *Extension) decide(en *entry, path string) (v Verdict) {
+	e.decideInto(&v, en, path)
+	return v
+}
+
+// decideInto is decide filling the zero Verdict v in place: a Verdict
+// returned through each level would be copied through memory each time,
+// which costs the hook more than the rules' search.
+func (e *Extension) decideInto(v *Verdict, en *entry, path string) {
+	switch {
+	case en.override && path == "/robots.txt":
+		*v = Verdict{Allowed: true, Reason: ReasonRobotsTxt}
+		return
+	case en.override:
+		*v = Verdict{Allowed: true, Reason: ReasonOverride}
+		return
 	}
 	if en.stale {
 		e.stats.staleServed.Add(1)
 	}
 	token := e.token()
 	if en.outcome == OutcomeOK && token == en.selToken && path != "/robots.txt" {
-		return en.policy.checkSel(en.sel, path) // groups resolved at install
+		// The groups were resolved at install; this is checkSel.
+		en.policy.verdict(v, en.policy.decide(en.sel, path, 0))
+		return
 	}
-	return decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)
+	*v = decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)
 }
