@@ -155,18 +155,25 @@ func pathMask(path string) uint64 {
 	for i := 0; ; i += 8 {
 		i = min(i, len(path)-8)
 		x := loadLE(path[i:])
-		mask |= 1 << (x & 63)
-		mask |= 1 << (x >> 8 & 63)
-		mask |= 1 << (x >> 16 & 63)
-		mask |= 1 << (x >> 24 & 63)
-		mask |= 1 << (x >> 32 & 63)
-		mask |= 1 << (x >> 40 & 63)
-		mask |= 1 << (x >> 48 & 63)
-		mask |= 1 << (x >> 56 & 63)
+		mask = addOctets(mask, x)
 		if i+8 == len(path) {
 			return mask
 		}
 	}
+}
+
+// addOctets returns mask with the pathMask bits of the eight octets of x
+// added, one bit-set instruction each.
+func addOctets(mask, x uint64) uint64 {
+	mask |= 1 << (x & 63)
+	mask |= 1 << (x >> 8 & 63)
+	mask |= 1 << (x >> 16 & 63)
+	mask |= 1 << (x >> 24 & 63)
+	mask |= 1 << (x >> 32 & 63)
+	mask |= 1 << (x >> 40 & 63)
+	mask |= 1 << (x >> 48 & 63)
+	mask |= 1 << (x >> 56 & 63)
+	return mask
 }
 
 // best is the match that decides so far, packed so that the deciding match

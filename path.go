@@ -267,14 +267,7 @@ func pathSpan(rawURL string) (path string, mask uint64, ready bool) {
 			break
 		}
 		all |= x
-		mask |= 1 << (x & 63)
-		mask |= 1 << (x >> 8 & 63)
-		mask |= 1 << (x >> 16 & 63)
-		mask |= 1 << (x >> 24 & 63)
-		mask |= 1 << (x >> 32 & 63)
-		mask |= 1 << (x >> 40 & 63)
-		mask |= 1 << (x >> 48 & 63)
-		mask |= 1 << (x >> 56 & 63)
+		mask = addOctets(mask, x)
 		if i+8 == len(rest) {
 			break
 		}
