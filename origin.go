@@ -86,15 +86,11 @@ func originOf(u *url.URL) (origin, error) {
 // reports upper case to fold (any non-ASCII octet counts, for ToLower to
 // decide).
 func scanHost(host string) (valid, upper bool) {
+	var classes byte
 	for i := 0; i < len(host); i++ {
-		switch c := host[i]; {
-		case 'A' <= c && c <= 'Z', c >= 0x80: // non-ASCII: let ToLower decide
-			upper = true
-		case c == ' ', c == '/', c == '\\', c == '?', c == '#', c == '@':
-			return false, upper
-		}
+		classes |= octets[host[i]]
 	}
-	return true, upper
+	return classes&octBadHost == 0, classes&octFold != 0
 }
 
 // hostPattern is one WithOverride entry, already lower-cased.

@@ -111,7 +111,7 @@ func appendEscapedPath(dst []byte, u *url.URL) []byte {
 // percent-encodes in a path, or -1.
 func needsPathEscape(p string) int {
 	for i := 0; i < len(p); i++ {
-		if !pathKeeps(p[i]) {
+		if octets[p[i]]&octPath == 0 {
 			return i
 		}
 	}
@@ -120,32 +120,11 @@ func needsPathEscape(p string) int {
 
 // pathKeeps reports whether net/url leaves c as it is when it encodes a path
 // (url.URL.EscapedPath): letters, digits and -._~$&+,/:;=@.
-func pathKeeps(c byte) bool {
-	return inSet(c, pathKeepLo, pathKeepHi)
-}
+func pathKeeps(c byte) bool { return octets[c]&octPath != 0 }
 
 // rawKeeps reports whether c may appear as it is in a RawPath that
 // url.URL.EscapedPath accepts: what it keeps in a path, plus !'()*[].
-func rawKeeps(c byte) bool {
-	return inSet(c, rawKeepLo, rawKeepHi)
-}
-
-// The sets of pathKeeps and rawKeeps as 128-bit masks of US-ASCII octets
-// (lo: 0-63, hi: 64-127); TestOctetSets checks them against the lists.
-const (
-	pathKeepLo = 0x2ffff85000000000
-	pathKeepHi = 0x47fffffe87ffffff
-	rawKeepLo  = 0x2fffffd200000000
-	rawKeepHi  = 0x47fffffeafffffff
-)
-
-// inSet reports whether octet c is in the 128-bit set lo, hi.
-func inSet(c byte, lo, hi uint64) bool {
-	if c < 64 {
-		return lo>>c&1 != 0
-	}
-	return c < 128 && hi>>(c-64)&1 != 0
-}
+func rawKeeps(c byte) bool { return octets[c]&octRaw != 0 }
 
 // rawPathMatches reports whether url.URL.EscapedPath would return raw for
 // path: raw holds only characters it accepts and %XX escapes, and decodes to

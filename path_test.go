@@ -152,8 +152,9 @@ func FuzzPathOf(f *testing.F) {
 	})
 }
 
-// The octet sets of pathKeeps and rawKeeps are what their doc comments
-// list, and what net/url's EscapedPath keeps.
+// The octet classes are what their doc comments list: pathKeeps and
+// rawKeeps as net/url's EscapedPath keeps, and the host classes scanHost
+// reads.
 func TestOctetSets(t *testing.T) {
 	t.Parallel()
 	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -168,6 +169,12 @@ func TestOctetSets(t *testing.T) {
 		u := &url.URL{Path: "/" + string([]byte{b})}
 		if got, want := pathKeeps(b), u.EscapedPath() == u.Path; got != want {
 			t.Errorf("pathKeeps(%q) = %v; net/url keeps it: %v", b, got, want)
+		}
+		if got, want := octets[b]&octFold != 0, strings.ToLower(string([]byte{b})) != string([]byte{b}) || b >= 0x80; got != want {
+			t.Errorf("octets[%q] folds: %v", b, got)
+		}
+		if got, want := octets[b]&octBadHost != 0, strings.IndexByte(` /\?#@`, b) >= 0; got != want {
+			t.Errorf("octets[%q] is no host's: %v", b, got)
 		}
 	}
 }
