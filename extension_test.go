@@ -604,6 +604,34 @@ func TestOriginOf(t *testing.T) {
 			t.Errorf("originOf(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+	// Hosts set by hand, which url.Parse would not have let through or
+	// would have left in another form.
+	for host, want := range map[string]string{
+		"A.Test":      "http://a.test",
+		"ÄB.test":     "http://äb.test",
+		"a.test:":     "http://a.test",
+		"a.test:x1":   ErrInvalidURL.Error(),
+		"[]":          ErrInvalidURL.Error(),
+		"[]:8080":     ErrInvalidURL.Error(),
+		"[::1":        "http://[::1",
+		":8080":       ErrInvalidURL.Error(),
+		"a b.test":    ErrInvalidURL.Error(),
+		"a.test/x":    ErrInvalidURL.Error(),
+		"a.test?q":    ErrInvalidURL.Error(),
+		"u@a.test":    ErrInvalidURL.Error(),
+		`a\b.test`:    ErrInvalidURL.Error(),
+		"a#b.test":    ErrInvalidURL.Error(),
+		"A.TEST:8080": "http://a.test:8080",
+	} {
+		o, err := originOf(&url.URL{Scheme: "http", Host: host, Path: "/"})
+		got := o.String()
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("originOf(Host %q) = %q, want %q", host, got, want)
+		}
+	}
 }
 
 func TestPathOf(t *testing.T) {

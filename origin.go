@@ -57,12 +57,16 @@ func originOf(u *url.URL) (origin, error) {
 		return o, ErrNotHTTP
 	}
 	host := u.Host
-	valid, upper := scanHost(host)
-	if host == "" || !valid {
+	classes := hostClasses(host)
+	if host == "" || classes&octBadHost != 0 {
 		return o, ErrInvalidURL
 	}
-	if upper {
+	if classes&octFold != 0 {
 		host = strings.ToLower(host)
+	}
+	if classes&octColon == 0 && host[0] != '[' {
+		o.host = host // a name without a port: the common case
+		return o, nil
 	}
 	h, port := splitHostPort(host)
 	if h == "" || h == "[]" {
@@ -81,16 +85,17 @@ func originOf(u *url.URL) (origin, error) {
 	return o, nil
 }
 
-// scanHost reads a host in one pass: valid is false when it holds a
-// character no authority may hold (url.Parse lets a few through), upper
-// reports upper case to fold (any non-ASCII octet counts, for ToLower to
-// decide).
-func scanHost(host string) (valid, upper bool) {
+// hostClasses returns the union of the octet classes of host's octets, in
+// one pass: octBadHost when it holds a character no authority may hold
+// (url.Parse lets a few through), octFold when it has upper case to fold
+// (any non-ASCII octet counts, for ToLower to decide), octColon when it may
+// have a port.
+func hostClasses(host string) byte {
 	var classes byte
 	for i := 0; i < len(host); i++ {
 		classes |= octets[host[i]]
 	}
-	return classes&octBadHost == 0, classes&octFold != 0
+	return classes
 }
 
 // hostPattern is one WithOverride entry, already lower-cased.

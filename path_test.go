@@ -153,7 +153,7 @@ func FuzzPathOf(f *testing.F) {
 }
 
 // The octet classes are what their doc comments list: pathKeeps and
-// rawKeeps as net/url's EscapedPath keeps, and the host classes scanHost
+// rawKeeps as net/url's EscapedPath keeps, and the host classes hostClasses
 // reads.
 func TestOctetSets(t *testing.T) {
 	t.Parallel()
@@ -175,6 +175,9 @@ func TestOctetSets(t *testing.T) {
 		}
 		if got, want := octets[b]&octBadHost != 0, strings.IndexByte(` /\?#@`, b) >= 0; got != want {
 			t.Errorf("octets[%q] is no host's: %v", b, got)
+		}
+		if got, want := octets[b]&octColon != 0, b == ':'; got != want {
+			t.Errorf("octets[%q] starts a port: %v", b, got)
 		}
 	}
 }

@@ -58,13 +58,17 @@ func (e *Extension) token() string {
 // userAgent is the User-Agent header the robots.txt request sends, "" when
 // none is configured.
 func (e *Extension) userAgent() string {
-	if ua := e.cfg.headers.Get("User-Agent"); ua != "" {
-		return ua
+	// The length tests spare the key's canonicalisation, per request,
+	// when no headers are set (the common case).
+	if len(e.cfg.headers) > 0 {
+		if ua := e.cfg.headers.Get("User-Agent"); ua != "" {
+			return ua
+		}
 	}
 	if e.c == nil {
 		return ""
 	}
-	if e.c.Headers != nil {
+	if e.c.Headers != nil && len(*e.c.Headers) > 0 {
 		if ua := e.c.Headers.Get("User-Agent"); ua != "" {
 			return ua
 		}
