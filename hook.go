@@ -80,12 +80,24 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	e.pacer.doneToken(resp.Request)
 }
 
-// decidePath decides the request URL u from en. The path is built in a
-// stack buffer, so a cached decision allocates nothing.
+// decidePath decides the request URL u from en. A path without a query is
+// most often a string of u already; any other is built in a stack buffer,
+// so a cached decision allocates nothing.
 func (e *Extension) decidePath(en *entry, u *url.URL) (v Verdict) {
-	var buf [pathBufSize]byte
-	e.decideInto(&v, en, bytesString(appendPathOf(buf[:0], u)))
+	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
+		if p, ok := plainPath(u); ok {
+			e.decideInto(&v, en, p)
+			return v
+		}
+	}
+	e.decideBuilt(&v, en, u)
 	return v
+}
+
+// decideBuilt is decidePath for a path that must be built.
+func (e *Extension) decideBuilt(v *Verdict, en *entry, u *url.URL) {
+	var buf [pathBufSize]byte
+	e.decideInto(v, en, bytesString(appendPathOf(buf[:0], u)))
 }
 
 // blocked reports a disallowed request.
