@@ -7,6 +7,7 @@ package robotsext
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -96,6 +97,12 @@ type lru struct {
 	order     list.List                // guarded by mu; front is most recent
 	bytes     int64                    // guarded by mu; sum of the entries' sizes
 	evictions uint64                   // guarded by mu
+
+	// front is the entry the last locked get returned, while no put has
+	// happened since: it is then the front of order, so a get of its
+	// origin may return it without the lock, the map or the list, and the
+	// order stays exact. Written under mu only; nil after a put.
+	front atomic.Pointer[entry]
 }
 
 func newLRU(max int, maxBytes int64, onEvict func(*entry)) *lru {
@@ -104,6 +111,9 @@ func newLRU(max int, maxBytes int64, onEvict func(*entry)) *lru {
 
 // get returns o's entry and marks it most recently used.
 func (c *lru) get(o origin) *entry {
+	if e := c.front.Load(); e != nil && e.origin == o {
+		return e // a crawl of one host: no lock, no hashing
+	}
 	c.mu.Lock()
 	el, ok := c.items[o]
 	if !ok {
@@ -114,6 +124,9 @@ func (c *lru) get(o origin) *entry {
 		c.order.MoveToFront(el)
 	}
 	e := el.Value.(*entry)
+	if c.front.Load() != e {
+		c.front.Store(e)
+	}
 	c.mu.Unlock()
 	return e
 }
@@ -144,6 +157,7 @@ func (c *lru) put(e *entry) bool {
 	var evicted []*entry
 	kept := e.size <= c.maxBytes
 	c.mu.Lock()
+	c.front.Store(nil) // the front changes, or its entry is replaced
 	if el, ok := c.items[e.origin]; ok {
 		old := el.Value.(*entry)
 		c.bytes -= old.size
