@@ -32,6 +32,40 @@ func (memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// hooks returns a benchmark of the OnRequest hook on rawURLs in turn, once
+// their origins are cached.
+func hooks(rawURLs []string, opts ...Option) func(b *testing.B) {
+	return func(b *testing.B) {
+		c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
+		e := Apply(c, append([]Option{WithHTTPClient(&http.Client{Transport: memTransport{}})}, opts...)...)
+		var rs []*colly.Request
+		for _, raw := range rawURLs {
+			if _, err := e.Check(raw); err != nil {
+				b.Fatal(err)
+			}
+			u, err := url.Parse(raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rs = append(rs, &colly.Request{URL: u, Method: "GET", Headers: &http.Header{}, Ctx: colly.NewContext()})
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			if i == len(rs) {
+				i = 0
+			}
+			e.onRequest(c, rs[i])
+		}
+		b.StopTimer()
+		for _, r := range rs {
+			if r.IsAbort() {
+				b.Fatalf("benchmark URL %s was blocked", r.URL)
+			}
+		}
+	}
+}
+
 // BenchmarkOnRequestCached measures the OnRequest hook once the origin's
 // robots.txt is cached. The hook sub-benchmarks call it directly (the
 // figure the ≤ 200 ns / 0 alloc target is about, with a fast clock); the collector pairs run
@@ -44,27 +78,7 @@ func BenchmarkOnRequestCached(b *testing.B) {
 	epoch := time.Now()
 	fastClock := func() time.Time { return epoch }
 	hook := func(rawURL string, opts ...Option) func(b *testing.B) {
-		return func(b *testing.B) {
-			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
-			e := Apply(c, append([]Option{WithHTTPClient(&http.Client{Transport: memTransport{}})}, opts...)...)
-			if _, err := e.Check(rawURL); err != nil {
-				b.Fatal(err)
-			}
-			u, err := url.Parse(rawURL)
-			if err != nil {
-				b.Fatal(err)
-			}
-			r := &colly.Request{URL: u, Method: "GET", Headers: &http.Header{}, Ctx: colly.NewContext()}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				e.onRequest(c, r)
-			}
-			b.StopTimer()
-			if r.IsAbort() {
-				b.Fatal("benchmark URL was blocked")
-			}
-		}
+		return hooks([]string{rawURL}, opts...)
 	}
 	b.Run("hook/path", hook("http://bench.test/articles/2024/robots-exclusion.html"))
 	b.Run("hook/query", hook("http://bench.test/search?q=robots&page=2"))
@@ -73,6 +87,11 @@ func BenchmarkOnRequestCached(b *testing.B) {
 	b.Run("hook/query/fast-clock", hook("http://bench.test/search?q=robots&page=2", WithClock(fastClock)))
 	b.Run("hook/escaped/fast-clock", hook("http://bench.test/caf%C3%A9/men%C3%BC", WithClock(fastClock)))
 	b.Run("hook/non-ascii/fast-clock", hook("http://bench.test/café/menü?q=ü", WithClock(fastClock)))
+	// Two hosts in turn: each request takes the cache's lock, as in a
+	// crawl of many hosts, where the last origin is seldom the next.
+	b.Run("hook/two-hosts/fast-clock", hooks([]string{
+		"http://bench.test/articles/2024/robots-exclusion.html",
+		"http://other.test/articles/2024/robots-exclusion.html"}, WithClock(fastClock)))
 
 	collector := func(withExtension bool) func(b *testing.B) {
 		return func(b *testing.B) {
