@@ -13,9 +13,10 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// onRequest is the OnRequest hook. Once the origin is cached it takes one
-// mutex (the LRU), allocates nothing, and paces without a lock unless
-// some host has a Crawl-delay.
+// onRequest is the OnRequest hook. Once the origin is cached it takes at
+// most one mutex (the LRU's, none when the origin is the one last looked
+// up), allocates nothing, and paces without a lock unless some host has a
+// Crawl-delay.
 func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
