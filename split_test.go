@@ -169,6 +169,27 @@ func hasPrefixFold(s []byte, prefixes ...string) bool {
 	return false
 }
 
+// One octet the splitter looks for, at every position of lines up to 80
+// octets long (past the 64 read eight at a time), with the colon early or
+// late: every word before and after the colon is searched for it.
+func TestSplitterEveryPosition(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"A:", "Disallow:", "Disallow: ", "User-agent:" + strings.Repeat(" ", 20)} {
+		for n := len(key) + 1; n <= 80; n++ {
+			for _, special := range []byte{'#', 0, '\r', '\n', ':', '\t', '\x0e', '#' ^ 1} {
+				for at := 0; at < n; at++ {
+					line := []byte(key + strings.Repeat("/a*%\xC3", 20))[:n]
+					line[at] = special
+					body := append(append([]byte("User-agent: *\n"), line...), "\nAllow: /b\n"...)
+					if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+						t.Fatalf("%q at %d of %q:\ngot  %+v\nwant %+v", special, at, line, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // Lines longer than maxLineLen are cut there: a '#', NUL or ':' just
 // before, at or after the cut must split as the reference splitter does.
 func TestSplitterAtTheLineLimit(t *testing.T) {
