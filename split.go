@@ -67,12 +67,6 @@ func scanLine(b []byte) (end, n, colon int) {
 	i := 0
 	for ; i+8 <= len(b) && i < 64; i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
-		if colon >= 0 && (x-ones*('\r'+1))&^x&highs|byteMask(x, '#') == 0 {
-			// Past the colon, a word without '#' and without an octet
-			// below '\r'+1 (so no line end or NUL) needs no closer look:
-			// the middle of a long value.
-			continue
-		}
 		// Bit positions of the first match in x, 64 when none.
 		eol := bits.TrailingZeros64(byteMask(x, '\n') | byteMask(x, '\r'))
 		stop := min(bits.TrailingZeros64(byteMask(x, 0)|byteMask(x, '#')), eol)
