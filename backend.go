@@ -141,3 +141,46 @@ func (r *Record) Size() int {
 func (a *Answer) size() int {
 	return 200 + len(a.URL) + len(a.FinalURL) + len(a.Err) + len(a.Body) + len(a.ETag) + len(a.LastModified)
 }
+
+// Starter is implemented by Backends that pace a host at the moment each
+// request starts, rather than by booking slots ahead (Reserve). The
+// Extension prefers it: a worker asks to start when it is ready, waits
+// outside Colly's parallelism slots while the answer is "not yet", and
+// asks once more, with the same token, right before the request goes on
+// the wire, so that a worker that became late (CPU starvation, a pause,
+// a slot of Colly's own limiter) pushes the host's next start back for
+// the whole fleet instead of crowding it.
+//
+// A Backend keeps, per host, the latest start it granted and the token
+// it granted it to. Start, timed by the backend's own clock:
+//
+//   - grants (wait 0) and records (now, token) when no start is known,
+//     when at least delay has passed since the latest start, or when
+//     delay is 0 (which records a start, such as the robots.txt request,
+//     without waiting for anything);
+//   - grants and moves the latest start to now when token holds it (the
+//     confirmation right before the wire);
+//   - otherwise grants nothing and returns the wait until latest+delay,
+//     which is at most delay; the caller asks again then.
+//
+// A latest start in the future (more than a second past the backend's
+// clock: a foreign write, a corrupted value, a failover to a node whose
+// clock is behind) or one that cannot be read is never waited for: it is
+// replaced as if no start were known, and repaired is true so that the
+// caller counts and reports it. A host's state may be forgotten once its
+// latest start is older than the delay.
+type Starter interface {
+	Start(ctx context.Context, host, token string, delay time.Duration) (wait time.Duration, repaired bool, err error)
+}
+
+// LeaseRenewer is implemented by Backends whose leases can be extended
+// by their holder. The Extension then takes short leases (see
+// leaseShort) and renews them while its fetch runs, so that a worker
+// that dies while fetching holds its origin for seconds, not for the
+// whole fetch timeout.
+type LeaseRenewer interface {
+	// Renew extends l, the lease held for origin, to ttl from now. When
+	// l is no longer held it changes nothing and returns an error
+	// wrapping ErrLeaseLost.
+	Renew(ctx context.Context, origin string, l Lease, ttl time.Duration) error
+}
