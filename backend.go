@@ -117,9 +117,15 @@ type Answer struct {
 
 // KeepUntil is the time after which r is of no more use: its expiry, or,
 // while it holds a good copy, the end of that copy's MaxStale window if
-// later. Backends may expire records then.
+// later; a record of failures is kept an hour (the longest backoff) past
+// its expiry, so that the next fetch still finds the count and the fleet
+// doubles its backoff as one worker would. Backends may expire records
+// then.
 func (r *Record) KeepUntil() time.Time {
 	t := r.Expires
+	if r.Failures > 0 {
+		t = t.Add(maxBackoff)
+	}
 	if !r.GoodAt.IsZero() {
 		if s := r.GoodAt.Add(MaxStale); s.After(t) {
 			t = s
@@ -174,8 +180,8 @@ type Starter interface {
 }
 
 // LeaseRenewer is implemented by Backends whose leases can be extended
-// by their holder. The Extension then takes short leases (see
-// leaseShort) and renews them while its fetch runs, so that a worker
+// by their holder. The Extension then takes short leases (a few seconds)
+// and renews them while its fetch runs, so that a worker
 // that dies while fetching holds its origin for seconds, not for the
 // whole fetch timeout.
 type LeaseRenewer interface {

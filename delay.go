@@ -59,10 +59,16 @@ type pacer struct {
 	max     time.Duration // cap on delays; set by newPacer, read-only after
 	logger  *slog.Logger  // receives one warning per clamped host; never nil
 	backend Backend       // books slots fleet-wide; nil: locally
+	starter Starter       // backend as a Starter, nil when it is not one (fleetpace.go)
 	onErr   func(error)   // told of each failed backend call; may be nil
 	// backendUp reports whether the backend may be tried now (nil:
 	// always); while it says no, slots are booked locally.
 	backendUp func() bool
+	// recovering reports whether a backend call failed recently enough
+	// that each worker keeps to its own share (nil: never; fleetpace.go).
+	recovering func() bool
+	tokPrefix  string        // starts every Starter token of this pacer
+	tokSeq     atomic.Uint64 // numbers them
 
 	// now and sleep are the clock; tests replace them before first use.
 	// sleep waits d or until ctx is done, returning ctx.Err() then.
@@ -72,12 +78,15 @@ type pacer struct {
 	nclamped atomic.Uint64 // delays clamped to max, one per loaded call
 	npaced   atomic.Int64  // len(hosts), readable without mu
 	ntracked atomic.Int64  // len(reqs), readable without mu
+	// nanomalies counts backend answers that cannot be right (fleetpace.go).
+	nanomalies atomic.Uint64
 
 	mu      sync.Mutex           // guards the fields below; never held while waiting or logging
 	hosts   map[string]*hostPace // by hostKey; only hosts with a delay
 	holds   map[any]string       // token → hostKey of the host it holds (gate.go)
 	reqs    map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
+	grants  map[any]grant        // request token → its Starter grant (fleetpace.go)
 	doomed  int                  // entries with forgotten set
 	sweptAt time.Time            // when loaded last looked for doomed entries
 }
@@ -98,6 +107,9 @@ type hostPace struct {
 	idle      chan struct{} // closed when the hold is released; nil until someone waits
 	forgotten bool          // forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
+
+	acq           chan struct{} // capacity 1: held by the request asking a Starter (fleetpace.go)
+	anomalyWarned bool          // a backend anomaly was logged for this host
 }
 
 // FleetSizer is implemented by Backends that know how many workers share
@@ -144,6 +156,9 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		holds:  make(map[any]string),
 		reqs:   make(map[any]*url.URL),
 		byURL:  make(map[*url.URL]any),
+		grants: make(map[any]grant),
+
+		tokPrefix: newTokenPrefix(),
 	}
 }
 
@@ -162,10 +177,24 @@ func effectiveDelay(delay time.Duration, ok bool, maxDelay time.Duration) (d tim
 	}
 }
 
-// hostKey is the map key for a host in URL.Host form. Host names are
-// case-insensitive; the port, if any, is kept, so "a:80" and "a:8080" are
-// paced apart, exactly as the origins they name are.
-func hostKey(host string) string { return strings.ToLower(host) }
+// hostKey is the map key for a host in URL.Host form, and the host's key
+// in a Backend. Host names are case-insensitive; the port, if any, is
+// kept, so "a:80" and "a:8080" are paced apart, exactly as the origins
+// they name are. A trailing dot of the name is dropped: "site.test." and
+// "site.test" are one server to DNS, so they share one pace, although
+// they are two origins with a robots.txt each (RFC 9309 §2.3 takes the
+// authority as written, and a server may answer them differently).
+func hostKey(host string) string {
+	host = strings.ToLower(host)
+	name, port := host, ""
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		name, port = host[:i], host[i:]
+	}
+	if len(name) > 1 && name[len(name)-1] == '.' {
+		return name[:len(name)-1] + port
+	}
+	return host
+}
 
 // loaded is called each time an origin's robots.txt has been fetched (or
 // re-fetched) for host (URL.Host form, "name:port" when a port is given):
@@ -191,7 +220,7 @@ func (pc *pacer) loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	case h == nil:
 		// The robots.txt answer has come: the first page waits the delay
 		// after it (fetchedAt ≤ now is its start).
-		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now}
+		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
 		pc.hosts[key] = h
 	default:
 		h.delay, h.loadedAt = d, now
@@ -281,8 +310,18 @@ func (pc *pacer) delayOf(host string) time.Duration {
 // A slot given up because ctx ended is not handed back: the crawl is being
 // cancelled, and a host paced too slowly is never impolite.
 func (pc *pacer) wait(ctx context.Context, host string) error {
+	return pc.waitFor(ctx, host, nil)
+}
+
+// waitFor is wait for request tok (nil for a redirect hop). With a Backend
+// that is a Starter, the request asks it for a start here, before Colly's
+// parallelism slots, and confirms it at the gate (fleetpace.go).
+func (pc *pacer) waitFor(ctx context.Context, host string, tok any) error {
 	if pc.npaced.Load() == 0 {
 		return ctx.Err() // nothing is paced: no lock, no clock
+	}
+	if pc.shared() {
+		return pc.acquire(ctx, host, tok)
 	}
 	d := pc.book(ctx, host)
 	if d <= 0 {
@@ -315,11 +354,18 @@ func (pc *pacer) bookShared(ctx context.Context, host string, delay time.Duratio
 	if pc.backend == nil || (pc.backendUp != nil && !pc.backendUp()) {
 		return 0, false
 	}
-	w, err := pc.backend.Reserve(ctx, hostKey(host), delay+gateMargin(delay))
+	spacing := delay + gateMargin(delay)
+	w, err := pc.backend.Reserve(ctx, hostKey(host), spacing)
 	if err != nil {
 		if ctx.Err() == nil && pc.onErr != nil {
 			pc.onErr(err)
 		}
+		return 0, false
+	}
+	// Each worker books at the gate, one request per host at a time, so
+	// the fleet holds at most one booking per worker ahead of this one.
+	if w > spacing*time.Duration(pc.fleetSize())+anomalySlack {
+		pc.anomaly(hostKey(host), "the backend asked for a wait longer than the fleet's bookings allow; paced locally instead", w)
 		return 0, false
 	}
 	return w, true
@@ -337,7 +383,7 @@ func (pc *pacer) localFactor() time.Duration {
 // fleetSize is the number of workers sharing the backend as it last said,
 // at least 1.
 func (pc *pacer) fleetSize() int {
-	if fs, ok := pc.backend.(FleetSizer); ok {
+	if fs, ok := pc.backend.(FleetSizer); ok && fs != nil {
 		return max(fs.FleetSize(), 1)
 	}
 	return 1

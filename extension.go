@@ -85,6 +85,10 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.backend = cfg.backend
 	e.pacer.onErr = e.backendFailed
 	e.pacer.backendUp = e.backendUp
+	e.pacer.recovering = e.backendRecovering
+	if s, ok := cfg.backend.(Starter); ok && s != nil {
+		e.pacer.starter = s
+	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
@@ -253,6 +257,7 @@ func (e *Extension) Stats() Stats {
 	s := e.stats.snapshot()
 	s.Origins, s.CacheBytes, s.Evictions = e.cache.counts()
 	s.CrawlDelaysClamped = e.pacer.clamped()
+	s.BackendAnomalies = e.pacer.nanomalies.Load()
 	return s
 }
 

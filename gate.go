@@ -79,12 +79,23 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 			}
 			continue
 		}
+		prev := h.lastStart
 		h.busy, h.holder, h.heldAt = true, tok, now
 		h.lastStart, h.latest = now, later(h.latest, now)
 		pc.holds[tok] = key
 		pc.trackLocked(tok, u)
 		delay = h.delay
 		pc.mu.Unlock()
+		if pc.shared() {
+			// Confirm the start the Backend granted in the OnRequest
+			// hook (or ask for one), holding the host.
+			if err := pc.confirm(ctx, key, tok, delay, prev); err != nil {
+				pc.doneToken(tok)
+				return err
+			}
+			pc.restamp(key, tok)
+			return nil
+		}
 		// With a backend, this process is ready: book the fleet's slot
 		// now, holding the host, and go when it comes.
 		if w, ok := pc.bookShared(ctx, host, delay); ok && w > 0 {
@@ -92,15 +103,21 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 				pc.doneToken(tok)
 				return err
 			}
-			pc.mu.Lock()
-			if h := pc.hosts[key]; h != nil && h.holder == tok {
-				now := pc.now()
-				h.lastStart, h.latest = now, later(h.latest, now)
-			}
-			pc.mu.Unlock()
+			pc.restamp(key, tok)
 		}
 		return nil
 	}
+}
+
+// restamp moves host key's latest start to now when request tok still
+// holds it: the request waited at the gate and starts only now.
+func (pc *pacer) restamp(key string, tok any) {
+	pc.mu.Lock()
+	if h := pc.hosts[key]; h != nil && h.holder == tok {
+		now := pc.now()
+		h.lastStart, h.latest = now, later(h.latest, now)
+	}
+	pc.mu.Unlock()
 }
 
 // waitIdle waits for idle to close, for d, or for ctx to end.
@@ -162,6 +179,7 @@ func (pc *pacer) doneToken(tok any) {
 		return
 	}
 	pc.mu.Lock()
+	delete(pc.grants, tok)
 	if key, ok := pc.holds[tok]; ok {
 		if h := pc.hosts[key]; h != nil && h.busy && h.holder == tok {
 			pc.releaseLocked(h, pc.now())

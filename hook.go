@@ -52,7 +52,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
-	_ = e.pacer.wait(ctx, o.host) // on error the context ended and Colly fails the request
+	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its

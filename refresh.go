@@ -20,8 +20,14 @@ const (
 	localRetryWait = 100 * time.Millisecond
 
 	// leaseMargin is added to the fetch timeout for the lease's life, so
-	// that a holder's lease outlives its fetch.
+	// that a holder's lease outlives its fetch, with a Backend that cannot
+	// renew leases.
 	leaseMargin = 5 * time.Second
+
+	// leaseShort is the life of a lease a LeaseRenewer renews every
+	// leaseShort/3 while the fetch runs: a holder that dies stalls its
+	// origin for at most this long.
+	leaseShort = 3 * time.Second
 
 	// pollFirst and pollMax bound how often a worker waiting for another's
 	// fetch reads the shared record.
@@ -141,7 +147,7 @@ func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*en
 			e.install(ctx, en, nil, false)
 			return en, nil
 		}
-		lease, ok, wait, err := b.Lease(ctx, key, e.cfg.timeout+leaseMargin)
+		lease, ok, wait, err := b.Lease(ctx, key, e.leaseTTL(b))
 		if err != nil {
 			return nil, e.backendErr(ctx, "lease", err)
 		}
@@ -199,7 +205,9 @@ func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *
 		failures = prev.Failures + 1
 	}
 	hdr := e.requestHeader()
+	stop := e.renewWhileFetching(ctx, b, o.String(), lease)
 	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
+	stop()
 	if err != nil {
 		return nil, err // the lease expires by itself
 	}
@@ -215,6 +223,49 @@ func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *
 	en := entryOf(o, rec, r)
 	e.install(ctx, en, hdr, true)
 	return en, nil
+}
+
+// leaseTTL is the life of a robots.txt lease taken from b: short when b
+// renews leases, else the whole fetch timeout and a margin.
+func (e *Extension) leaseTTL(b Backend) time.Duration {
+	if _, ok := b.(LeaseRenewer); ok {
+		return leaseShort
+	}
+	return e.cfg.timeout + leaseMargin
+}
+
+// renewWhileFetching renews lease every leaseShort/3 until the returned
+// stop is called, when b is a LeaseRenewer; otherwise it does nothing. A
+// renewal that fails is not retried: the lease then expires, and Store
+// tells whether another worker took it.
+func (e *Extension) renewWhileFetching(ctx context.Context, b Backend, key string, lease Lease) (stop func()) {
+	lr, ok := b.(LeaseRenewer)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(leaseShort / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := lr.Renew(ctx, key, lease, leaseShort); err != nil {
+					if !errors.Is(err, ErrLeaseLost) {
+						_ = e.backendErr(ctx, "renew", err)
+					}
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // install puts en in the cache and tells the pacer. fetched reports that
@@ -237,8 +288,14 @@ func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]str
 	e.stats.fetched(en.robots)
 	if d := e.pacer.delayOf(en.origin.host); e.cfg.backend != nil && d > 0 && e.backendUp() {
 		// The robots.txt request is the host's first request fleet-wide:
-		// book it, so that the fleet's first page waits the delay after it.
-		if _, err := e.cfg.backend.Reserve(ctx, hostKey(en.origin.host), d+gateMargin(d)); err != nil {
+		// record it, so that the fleet's first page waits the delay after it.
+		var err error
+		if s := e.pacer.starter; s != nil {
+			_, _, err = s.Start(ctx, hostKey(en.origin.host), e.pacer.newToken(), 0)
+		} else {
+			_, err = e.cfg.backend.Reserve(ctx, hostKey(en.origin.host), d+gateMargin(d))
+		}
+		if err != nil {
 			_ = e.backendErr(ctx, "reserve", err)
 		}
 	}
@@ -271,6 +328,14 @@ func (e *Extension) backendFailed(err error) {
 func (e *Extension) backendUp() bool {
 	at := e.backendDownAt.Load()
 	return at == 0 || time.Duration(e.cfg.now().UnixNano()-at) > backendCooldown
+}
+
+// backendRecovering reports whether a Backend call failed within
+// recoveryShare: each worker then keeps to its own share of every paced
+// host (fleetpace.go).
+func (e *Extension) backendRecovering() bool {
+	at := e.backendDownAt.Load()
+	return at != 0 && time.Duration(e.cfg.now().UnixNano()-at) <= recoveryShare
 }
 
 // evicted keeps the pacer no larger than the cache: a host's pace is

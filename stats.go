@@ -55,6 +55,11 @@ type Stats struct {
 	RedirectsDeferred uint64
 	// BackendErrors counts failed Backend calls; each was answered locally.
 	BackendErrors uint64
+	// BackendAnomalies counts Backend answers that cannot be right: a
+	// pace wait longer than the host's delay allows (paced locally
+	// instead), or a stored pace the Backend found unreadable or in the
+	// future and replaced. Each host's first one is logged at Warn.
+	BackendAnomalies uint64
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.

@@ -1,0 +1,257 @@
+package robotsext
+
+// This file paces a host across a fleet through a Backend that implements
+// Starter. A request asks the Backend to start from the OnRequest hook,
+// before Colly's LimitRule takes a parallelism slot, and waits there while
+// the answer is "not yet"; right before the wire the gate asks once more
+// with the same token, which confirms the start at the moment it really
+// happens (a worker that became late pushes the fleet's next start back).
+// It also holds the rules that keep the fleet polite when the Backend
+// misbehaves: every wait it returns is checked against the delay, stored
+// state it had to repair is counted and logged, a failed call is answered
+// by local pacing from this worker's own latest start, and for a while
+// after an outage each worker keeps to its own share of the host's rate.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"time"
+)
+
+// anomalySlack is how much longer than the delay (plus gateMargin) a wait
+// returned by Starter.Start may be before it is treated as corrupt state:
+// the clocks of the worker and the backend may disagree a little.
+const anomalySlack = time.Second
+
+// recoveryShare is how long after a failed Backend call each worker keeps
+// to its own share of every paced host (delay × fleet size since its own
+// latest start) on top of what the Backend grants: the other workers may
+// still pace locally until their own cool-down (backendCooldown) ends, and
+// the fleet's total must stay within the delay meanwhile. It spans one
+// cool-down of this worker and one of the latest of the others.
+const recoveryShare = 2 * backendCooldown
+
+// grantsSweepAt is how many recorded grants make the pacer drop those
+// older than maxHold: a request aborted by a later OnRequest callback
+// never reaches the gate, which would have consumed its grant.
+const grantsSweepAt = 1024
+
+// errFallback tells the caller to pace this request locally: the Backend
+// failed or returned a wait that cannot be right.
+var errFallback = errors.New("robotsext: pace locally")
+
+// grant is a start the Backend granted to a request in the OnRequest hook,
+// confirmed at the gate with the same token.
+type grant struct {
+	token string
+	at    time.Time
+}
+
+// shared reports whether fleet pacing through a Starter is in force now.
+func (pc *pacer) shared() bool {
+	return pc.starter != nil && (pc.backendUp == nil || pc.backendUp())
+}
+
+// acquire waits until the Backend grants request tok a start on host, or
+// the context ends. It runs in the OnRequest hook, outside Colly's
+// parallelism slots. Requests of this process to one host ask one at a
+// time (h.acq), so that a queue of them costs one Backend call per delay,
+// not one per queued request. When the Backend fails, the request is paced
+// locally at the fleet's share instead. A nil tok (a redirect hop, which
+// asks at the gate) asks nothing here.
+func (pc *pacer) acquire(ctx context.Context, host string, tok any) error {
+	if tok == nil {
+		return ctx.Err()
+	}
+	key := hostKey(host)
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	if h == nil {
+		pc.mu.Unlock()
+		return ctx.Err()
+	}
+	acq := h.acq
+	pc.mu.Unlock()
+	select {
+	case acq <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-acq }()
+
+	if err := pc.keepShare(ctx, key); err != nil {
+		return err
+	}
+	btok := pc.newToken()
+	for {
+		delay := pc.delayOfKey(key)
+		if delay == 0 {
+			return ctx.Err() // the host is no longer paced
+		}
+		w, err := pc.startShared(ctx, key, btok, delay)
+		switch {
+		case errors.Is(err, errFallback):
+			d, _ := pc.reserveLocal(host, pc.now, pc.fleetSize())
+			return pc.sleep(ctx, d)
+		case err != nil:
+			return err
+		case w <= 0:
+			pc.grantTo(tok, btok)
+			return nil
+		}
+		if err := pc.sleep(ctx, w); err != nil {
+			return err
+		}
+	}
+}
+
+// confirm asks the Backend, at the gate, to start request tok on host now,
+// with the token of its grant when it has one; it waits (holding the
+// host, at most about a delay) while the Backend says "not yet". When the
+// Backend fails it waits instead until delay × fleet size after prev, this
+// worker's own latest start before this one. It returns the context's
+// error when ctx ends first.
+func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Duration, prev time.Time) error {
+	btok := pc.takeGrant(tok)
+	if btok == "" {
+		btok = pc.newToken()
+	}
+	for {
+		w, err := pc.startShared(ctx, key, btok, delay)
+		switch {
+		case errors.Is(err, errFallback):
+			d := prev.Add(delay * time.Duration(pc.fleetSize())).Sub(pc.now())
+			if d <= 0 {
+				return nil
+			}
+			return pc.sleep(ctx, d)
+		case err != nil:
+			return err
+		case w <= 0:
+			return nil
+		}
+		if err := pc.sleep(ctx, w); err != nil {
+			return err
+		}
+	}
+}
+
+// startShared makes one Starter.Start call for key, spaced by delay plus
+// gateMargin, and checks its answer. It returns errFallback when the call
+// failed (reported through onErr) or its wait is longer than any state
+// the Backend may rightly hold (counted and logged as an anomaly), and the
+// context's error when ctx ended.
+func (pc *pacer) startShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	spacing := delay + gateMargin(delay)
+	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		if pc.onErr != nil {
+			pc.onErr(err)
+		}
+		return 0, errFallback
+	}
+	if repaired {
+		pc.anomaly(key, "the backend's pace for the host was unreadable or in the future and was replaced", 0)
+	}
+	if w > spacing+anomalySlack {
+		pc.anomaly(key, "the backend asked for a wait longer than the host's delay; paced locally instead", w)
+		return 0, errFallback
+	}
+	return w, nil
+}
+
+// anomaly counts shared state that cannot be right and logs it at Warn,
+// once per host.
+func (pc *pacer) anomaly(key, what string, wait time.Duration) {
+	pc.nanomalies.Add(1)
+	pc.mu.Lock()
+	warn := false
+	if h := pc.hosts[key]; h != nil && !h.anomalyWarned {
+		h.anomalyWarned, warn = true, true
+	}
+	pc.mu.Unlock()
+	if warn {
+		attrs := []any{"host", key}
+		if wait > 0 {
+			attrs = append(attrs, "wait", wait)
+		}
+		pc.logger.Warn("robotsext: "+what, attrs...)
+	}
+}
+
+// keepShare waits, while the fleet recovers from a Backend outage (see
+// recoveryShare), until delay × fleet size after this worker's latest
+// start on host key.
+func (pc *pacer) keepShare(ctx context.Context, key string) error {
+	if pc.recovering == nil || !pc.recovering() {
+		return nil
+	}
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	var d time.Duration
+	if h != nil {
+		d = h.lastStart.Add(h.delay * time.Duration(pc.fleetSize())).Sub(pc.now())
+	}
+	pc.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	return pc.sleep(ctx, d)
+}
+
+// delayOfKey returns the delay of the host with key, 0 when not paced.
+func (pc *pacer) delayOfKey(key string) time.Duration {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if h := pc.hosts[key]; h != nil {
+		return h.delay
+	}
+	return 0
+}
+
+// grantTo records that request tok was granted a start under btok.
+func (pc *pacer) grantTo(tok any, btok string) {
+	now := pc.now()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if len(pc.grants) >= grantsSweepAt {
+		for k, g := range pc.grants {
+			if now.Sub(g.at) > maxHold {
+				delete(pc.grants, k)
+			}
+		}
+	}
+	pc.grants[tok] = grant{token: btok, at: now}
+}
+
+// takeGrant returns and forgets the token of request tok's grant, "" when
+// it has none.
+func (pc *pacer) takeGrant(tok any) string {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	g, ok := pc.grants[tok]
+	if !ok {
+		return ""
+	}
+	delete(pc.grants, tok)
+	return g.token
+}
+
+// newToken returns a token no other request of the fleet uses: this
+// pacer's random prefix and a sequence number.
+func (pc *pacer) newToken() string {
+	return pc.tokPrefix + strconv.FormatUint(pc.tokSeq.Add(1), 36)
+}
+
+// newTokenPrefix returns 8 random bytes in hex and a dash.
+func newTokenPrefix() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:]) + "-"
+}
