@@ -38,6 +38,8 @@ type Extension struct {
 	id      identity // the product token, derived once per User-Agent
 
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
+	held          atomic.Int64 // requests held now (hold.go)
+	maxHeld       int64        // MaxHeld when 0; tests set it before use
 
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
@@ -207,7 +209,7 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	en, err := e.entryFor(ctx, o)
 	if err != nil {
 		if errors.Is(err, ErrLocal) {
-			return Verdict{Allowed: false, Reason: ReasonLocalError, Err: err}, nil
+			return Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}, nil
 		}
 		return Verdict{}, err
 	}

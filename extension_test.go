@@ -213,6 +213,9 @@ func TestFetchOutcomes(t *testing.T) {
 				want := m.want
 				if want.Reason == ReasonUnreachable {
 					want.Err = r.Err
+					if !want.Allowed {
+						want.RetryAt = r.Expires // the next attempt
+					}
 				}
 				if got := r.Verdict("TestBot", testOrigin+"/private", m.mode); got != want {
 					t.Errorf("%v: Robots.Verdict = %+v, want %+v", m.mode, got, want)
@@ -223,7 +226,10 @@ func TestFetchOutcomes(t *testing.T) {
 				if want.Reason == ReasonUnreachable && (got.Err == nil || got.Err.Error() != r.Err.Error()) {
 					t.Errorf("%v: Extension.Check Err = %v, want %v", m.mode, got.Err, r.Err)
 				}
-				got.Err = nil
+				if refused := got.Reason == ReasonUnreachable && !got.Allowed; refused == got.RetryAt.IsZero() {
+					t.Errorf("%v: Extension.Check RetryAt = %v; want the next attempt exactly when refused as unreachable", m.mode, got.RetryAt)
+				}
+				got.Err, got.RetryAt = nil, time.Time{}
 				if err != nil || got != m.want {
 					t.Errorf("%v: Extension.Check = %+v, %v; want %+v", m.mode, got, err, m.want)
 				}

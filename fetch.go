@@ -205,7 +205,11 @@ func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
 	if r == nil {
 		return decide(OutcomeUnreachable, nil, userAgent, path, mode, nil)
 	}
-	return decide(r.Outcome, r.Policy, userAgent, path, mode, r.Err)
+	v := decide(r.Outcome, r.Policy, userAgent, path, mode, r.Err)
+	if v.Reason == ReasonUnreachable && !v.Allowed {
+		v.RetryAt = r.Expires
+	}
+	return v
 }
 
 // decide applies the outcome table to one request path; fetchErr is the

@@ -35,13 +35,21 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 		// This machine could not fetch robots.txt: the request cannot be
 		// checked, so it does not go out.
-		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err}
+		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
+		if e.cfg.deferMax > 0 {
+			e.onRequestHeld(c, r, o, v)
+			return
+		}
 		e.stats.decided(v)
 		r.Abort()
 		e.blocked(ctx, r, v)
 		return
 	}
 	v := e.decidePath(en, r.URL)
+	if e.cfg.deferMax > 0 && deferrable(&v) {
+		e.onRequestHeld(c, r, o, v)
+		return
+	}
 	e.stats.decided(v)
 	if !v.Allowed {
 		if !e.cfg.shadow {
@@ -53,6 +61,29 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 	}
 	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
+}
+
+// onRequestHeld is the rest of onRequest for a request refused only
+// because robots.txt could not be had, under WithDeferUnreachable: it is
+// held (hold.go), then decided, reported and paced as any other.
+func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin, v Verdict) {
+	ctx := contextOf(c)
+	v, ok := e.hold(ctx, o, func(en *entry) Verdict { return e.decidePath(en, r.URL) }, v)
+	if !ok {
+		e.stats.cancelled.Add(1)
+		return
+	}
+	e.stats.decided(v)
+	if !v.Allowed {
+		if !e.cfg.shadow || v.Reason == ReasonLocalError {
+			r.Abort()
+		}
+		e.blocked(ctx, r, v)
+		if !e.cfg.shadow || v.Reason == ReasonLocalError {
+			return
+		}
+	}
+	_ = e.pacer.waitFor(ctx, o.host, r)
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
@@ -154,4 +185,7 @@ func (e *Extension) decideInto(v *Verdict, en *entry, path string) {
 		return
 	}
 	*v = decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)
+	if v.Reason == ReasonUnreachable && !v.Allowed {
+		v.RetryAt = en.expires
+	}
 }

@@ -70,6 +70,7 @@ type config struct {
 	tokenGiven       string // WithUserAgent's value as given
 	tokenSet         bool   // WithUserAgent was given; else the token comes from the User-Agent
 	failMode         FailMode
+	deferMax         time.Duration // WithDeferUnreachable; ≤ 0: off
 	overrides        []hostPattern
 	badOverrides     []badPattern // patterns WithOverride could not use, logged by Apply
 	ignored          []string     // other option values not used as given, logged by Apply

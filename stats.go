@@ -60,6 +60,12 @@ type Stats struct {
 	// instead), or a stored pace the Backend found unreadable or in the
 	// future and replaced. Each host's first one is logged at Warn.
 	BackendAnomalies uint64
+	// Held counts requests held because robots.txt could not be had
+	// (WithDeferUnreachable); of them, Released were decided by a
+	// robots.txt that came in time and GaveUp were refused when the
+	// bound was reached. HoldFull counts requests refused at once because
+	// MaxHeld requests were already held.
+	Held, Released, GaveUp, HoldFull uint64
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.
@@ -79,6 +85,8 @@ type counters struct {
 	localErrors         atomic.Uint64
 	redirectsDeferred   atomic.Uint64
 	backendErrors       atomic.Uint64
+	held, released      atomic.Uint64
+	gaveUp, holdFull    atomic.Uint64
 }
 
 // decided counts one enforced decision.
@@ -120,6 +128,10 @@ func (c *counters) snapshot() Stats {
 		LocalErrors:       c.localErrors.Load(),
 		RedirectsDeferred: c.redirectsDeferred.Load(),
 		BackendErrors:     c.backendErrors.Load(),
+		Held:              c.held.Load(),
+		Released:          c.released.Load(),
+		GaveUp:            c.gaveUp.Load(),
+		HoldFull:          c.holdFull.Load(),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {

@@ -1,5 +1,7 @@
 package robotsext
 
+import "time"
+
 // Reason says why a Verdict came out the way it did. The first group of
 // reasons comes from the robots.txt rules themselves (Policy.Check); the rest
 // come from fetching robots.txt and from the Extension's options.
@@ -88,4 +90,11 @@ type Verdict struct {
 	// ErrLocal; nil otherwise. Print it from OnBlocked to see why a
 	// site is blocked.
 	Err error
+	// RetryAt is, for ReasonUnreachable, when the origin's next
+	// robots.txt attempt is due (its backoff or Retry-After), and for
+	// ReasonLocalError the time of the refusal (the next request fetches
+	// again at once); zero for every other reason. A crawler with a queue
+	// of its own re-queues a URL refused for these reasons to be tried at
+	// RetryAt rather than losing it (see also WithDeferUnreachable).
+	RetryAt time.Time
 }
