@@ -31,8 +31,9 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 //     Crawl-delay.
 //
 // The Extension keeps its own bounded near-cache of parsed records, so a
-// cached origin costs no Backend call and a host with a Crawl-delay costs
-// one Reserve per request. When a Backend call fails, the Extension falls
+// cached origin costs no Backend call and a request to a host with a
+// Crawl-delay costs two Starter.Start calls (one Reserve with a Backend
+// that is not a Starter). When a Backend call fails, the Extension falls
 // back to fetching and pacing locally (see WithBackend); a Backend should
 // therefore fail fast rather than block.
 //

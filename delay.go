@@ -35,12 +35,19 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // The gate adds a small margin (gateMargin) for the time between the gate
 // and the wire, which Colly gives no hook to observe.
 //
-// With a Backend, the fleet's slots are booked there (one Reserve per
-// request, by the backend's clock), at the gate, once this process's own
-// hold is satisfied, so that a worker never books a slot it then misses;
-// a fleet of workers thus keeps one pace per host. When the backend fails, the
-// pacer books locally with the delay multiplied by the last known fleet
-// size (see FleetSizer), which stays polite while the fleet cannot agree.
+// With a Backend that is a Starter (MemoryBackend and redisbackend are),
+// the fleet's pace is kept there, by the backend's clock: the OnRequest
+// hook asks it for a start and waits, outside Colly's parallelism slots,
+// until one is granted; the gate confirms the start right before the wire
+// (fleetpace.go). A Backend with Reserve only books the fleet's slot at
+// the gate, once this process's own hold is satisfied, which holds one of
+// Colly's parallelism slots while it waits. When the backend fails, the
+// pacer paces locally from this worker's own latest start with the delay
+// multiplied by the fleet size (see FleetSizer), which stays polite while
+// the fleet cannot agree, and for a while after it recovers each worker
+// keeps to that share (recoveryShare). Every wait a Backend returns is
+// checked against the delay; one that cannot be right is counted in
+// Stats.BackendAnomalies and paced locally instead.
 //
 // Pacing lives in hooks rather than in Colly LimitRules because Colly
 // matches rules first-come (a rule added after the user's catch-all never

@@ -1,0 +1,300 @@
+package robotsext
+
+// Tests of the faults issue in one process: no head-of-line blocking
+// behind a paced host, waits from a Backend checked against the delay,
+// failures answered from the worker's own latest start, and one pace for
+// a host written with and without a trailing dot.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// TestNoHeadOfLineBlocking queues the pages of a paced host (Crawl-delay
+// 0.3 s) before those of an unpaced host on a collector whose only
+// LimitRule allows 2 requests at a time, and checks at the servers that
+// every unpaced page arrived before the paced host's third page: waiting
+// for a pace must not hold one of Colly's parallelism slots. When it does
+// (the wait sits in OnRequestHeaders, after Colly took the slot), the two
+// slots stay with the paced queue and the unpaced pages arrive ~0.3 s
+// apart behind it.
+func TestNoHeadOfLineBlocking(t *testing.T) {
+	t.Parallel()
+	const paced, unpaced = 6, 10
+	modes := []struct {
+		name string
+		opts func() []Option
+	}{
+		{"no backend", func() []Option { return nil }},
+		{"MemoryBackend", func() []Option { return []Option{WithBackend(NewMemoryBackend())} }},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			slow := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.3\n"))
+			fast := newAccSite(t, accBody("User-agent: *\nAllow: /\n"))
+			c, client := accCollector(t, "AcmeBot/2.1")
+			if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2}); err != nil {
+				t.Fatal(err)
+			}
+			ext := Apply(c, append([]Option{client}, m.opts()...)...)
+			// Both robots.txt files cached first, so that only the pace
+			// differs between the hosts.
+			for _, s := range []*accSite{slow, fast} {
+				if _, err := ext.Check(s.URL + "/"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range paced {
+				accVisit(t, c, slow.URL, fmt.Sprintf("/p/%d", i))
+			}
+			for i := range unpaced {
+				accVisit(t, c, fast.URL, fmt.Sprintf("/u/%d", i))
+			}
+			c.Wait()
+
+			var slowPages []time.Time
+			for _, h := range slow.all() {
+				if h.path != "/robots.txt" {
+					slowPages = append(slowPages, h.at)
+				}
+			}
+			var lastFast time.Time
+			n := 0
+			for _, h := range fast.all() {
+				if h.path != "/robots.txt" {
+					n++
+					lastFast = later(lastFast, h.at)
+				}
+			}
+			if len(slowPages) != paced || n != unpaced {
+				t.Fatalf("servers saw %d paced and %d unpaced pages, want %d and %d", len(slowPages), n, paced, unpaced)
+			}
+			if !lastFast.Before(slowPages[2]) {
+				t.Errorf("the last unpaced page arrived %v after the paced host's third page: the paced queue held Colly's parallelism slots",
+					lastFast.Sub(slowPages[2]))
+			}
+			t.Logf("last unpaced page %v after the first paced one; paced pages span %v",
+				lastFast.Sub(slowPages[0]).Round(time.Millisecond), slowPages[len(slowPages)-1].Sub(slowPages[0]).Round(time.Millisecond))
+		})
+	}
+}
+
+// starterFunc is a Backend whose Start answers with fn; the rest is a
+// MemoryBackend's.
+type starterFunc struct {
+	*MemoryBackend
+	fn func(host, token string, delay time.Duration) (time.Duration, bool, error)
+}
+
+func (s starterFunc) Start(_ context.Context, host, token string, delay time.Duration) (time.Duration, bool, error) {
+	return s.fn(host, token, delay)
+}
+
+// warnLog collects the messages logged at Warn.
+type warnLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnLog) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w *warnLog) Handle(_ context.Context, r slog.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, r.Message)
+	return nil
+}
+func (w *warnLog) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnLog) WithGroup(string) slog.Handler      { return w }
+
+func (w *warnLog) count(substr string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, m := range w.msgs {
+		if strings.Contains(m, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestBackendWaitsAreBounded: a Backend asking for an hour's wait on a
+// host whose delay is 0.1 s (a pace written an hour ahead), or reporting
+// that it repaired the host's state, does not stall the host: the crawl
+// ends paced locally, each answer is counted in Stats.BackendAnomalies,
+// and one Warn per host says so.
+func TestBackendWaitsAreBounded(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		answer   func() (time.Duration, bool, error)
+		wantWarn string
+	}{
+		{"an hour ahead", func() (time.Duration, bool, error) { return time.Hour, false, nil }, "longer than the host's delay"},
+		{"repaired", func() (time.Duration, bool, error) { return 0, true, nil }, "was replaced"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.1\n"))
+			c, client := accCollector(t, "AcmeBot/2.1")
+			var calls sync.Map
+			b := starterFunc{NewMemoryBackend(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+				if delay == 0 { // the robots.txt request's mark
+					return 0, false, nil
+				}
+				calls.Store(token, true)
+				return tt.answer()
+			}}
+			logs := &warnLog{}
+			ext := Apply(c, client, WithBackend(b), WithLogger(slog.New(logs)))
+			const pages = 4
+			for i := range pages {
+				accVisit(t, c, s.URL, fmt.Sprintf("/p/%d", i))
+			}
+			done := make(chan struct{})
+			go func() { c.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the crawl did not end: the host is stalled by the backend's wait")
+			}
+			if got := len(s.pages()); got != pages {
+				t.Errorf("server saw %d pages, want %d", got, pages)
+			}
+			st := ext.Stats()
+			if st.BackendAnomalies == 0 {
+				t.Errorf("Stats.BackendAnomalies = 0, want the anomalies counted")
+			}
+			if n := logs.count(tt.wantWarn); n != 1 {
+				t.Errorf("%d warnings containing %q, want exactly 1 for the host (all: %q)", n, tt.wantWarn, logs.msgs)
+			}
+			if tt.name == "an hour ahead" {
+				// Paced locally: the gaps still hold.
+				accCheckGaps(t, s.all(), 100*time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestBackendFailurePacedFromLatestStart: when the Backend fails right
+// after a request went out, the next request of this worker is paced
+// locally from that start at the delay times the fleet size, not sent at
+// once.
+func TestBackendFailurePacedFromLatestStart(t *testing.T) {
+	t.Parallel()
+	s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.1\n"))
+	c, client := accCollector(t, "AcmeBot/2.1")
+	var mu sync.Mutex
+	n := 0
+	b := &fleetOf3{starterFunc{NewMemoryBackend(), nil}}
+	b.fn = func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n > 2 {
+			return 0, false, errors.New("backend down")
+		}
+		return 0, false, nil
+	}
+	ext := Apply(c, client, WithBackend(b))
+	for i := range 3 {
+		accVisit(t, c, s.URL, fmt.Sprintf("/p/%d", i))
+	}
+	c.Wait()
+	if ext.Stats().BackendErrors == 0 {
+		t.Fatal("the backend never failed: the test proves nothing")
+	}
+	var pages []accHit
+	for _, h := range s.all() {
+		if h.path != "/robots.txt" {
+			pages = append(pages, h)
+		}
+	}
+	if len(pages) != 3 {
+		t.Fatalf("server saw %d pages, want 3", len(pages))
+	}
+	// The second page was granted by the backend (0.1 s after the
+	// first); the third comes after the failure: delay × 3 after the
+	// second.
+	if gap := pages[2].at.Sub(pages[1].at); gap < 300*time.Millisecond-accSlack {
+		t.Errorf("gap after the failure %v, want ≥ 0.3 s (delay × fleet size 3 from the latest start)", gap)
+	}
+}
+
+// fleetOf3 reports a fleet of three workers.
+type fleetOf3 struct{ starterFunc }
+
+func (*fleetOf3) FleetSize() int { return 3 }
+
+// TestTrailingDotSharesPace: "host." and "host" are one server, so their
+// requests share one pace.
+func TestTrailingDotSharesPace(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"site.test.", "site.test"},
+		{"Site.Test.:8080", "site.test:8080"},
+		{"site.test", "site.test"},
+		{"[::1]:80", "[::1]:80"},
+		{"[::1]", "[::1]"},
+		{".", "."},
+		{"a..", "a."},
+	}
+	for _, tt := range tests {
+		if got := hostKey(tt.in); got != tt.want {
+			t.Errorf("hostKey(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestTrailingDotSharesPaceE2E crawls one server as "site.test" and as
+// "site.test." (a dialer sends both to it): the two names are two
+// origins, each with its robots.txt, but one pace, so no two requests
+// reach the server closer than the Crawl-delay.
+func TestTrailingDotSharesPaceE2E(t *testing.T) {
+	t.Parallel()
+	s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.15\n"))
+	addr := s.Listener.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := colly.NewCollector(colly.Async(true), colly.StdlibContext(t.Context()))
+	c.WithTransport(tr)
+	Apply(c, WithHTTPClient(&http.Client{Transport: tr}))
+	for i := range 3 {
+		accVisit(t, c, "http://site.test:"+port, fmt.Sprintf("/a/%d", i))
+		accVisit(t, c, "http://site.test.:"+port, fmt.Sprintf("/b/%d", i))
+	}
+	c.Wait()
+	if n := len(s.pages()); n != 6 {
+		t.Fatalf("server saw %d pages, want 6", n)
+	}
+	if n := len(s.robotsHits()); n != 2 {
+		t.Errorf("robots.txt requested %d times, want 2 (one per origin)", n)
+	}
+	// The two robots.txt requests go out together (neither origin knows
+	// the delay yet, as for http and https of one host); the pages are
+	// paced as one host's.
+	var pages []accHit
+	for _, h := range s.all() {
+		if h.path != "/robots.txt" {
+			pages = append(pages, h)
+		}
+	}
+	minGap, _ := accCheckGaps(t, pages, 150*time.Millisecond)
+	t.Logf("smallest gap between pages %v across both names (Crawl-delay 150ms)", minGap)
+}
