@@ -74,8 +74,11 @@ type pacer struct {
 	// recovering reports whether a backend call failed recently enough
 	// that each worker keeps to its own share (nil: never; fleetpace.go).
 	recovering func() bool
-	tokPrefix  string        // starts every Starter token of this pacer
-	tokSeq     atomic.Uint64 // numbers them
+	// observe is given the wait of each paced request in the OnRequest
+	// hook (nil: none).
+	observe   func(time.Duration)
+	tokPrefix string        // starts every Starter token of this pacer
+	tokSeq    atomic.Uint64 // numbers them
 
 	// now and sleep are the clock; tests replace them before first use.
 	// sleep waits d or until ctx is done, returning ctx.Err() then.
@@ -328,9 +331,17 @@ func (pc *pacer) waitFor(ctx context.Context, host string, tok any) error {
 		return ctx.Err() // nothing is paced: no lock, no clock
 	}
 	if pc.shared() {
-		return pc.acquire(ctx, host, tok)
+		t0 := pc.now()
+		paced, err := pc.acquire(ctx, host, tok)
+		if paced && err == nil && pc.observe != nil {
+			pc.observe(pc.now().Sub(t0))
+		}
+		return err
 	}
-	d := pc.book(ctx, host)
+	d, paced := pc.book(ctx, host)
+	if paced && pc.observe != nil {
+		pc.observe(d)
+	}
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -342,16 +353,15 @@ func (pc *pacer) waitFor(ctx context.Context, host string, tok any) error {
 // the gate, once this process is ready to send (see gate.go). While the
 // backend fails, slots are booked locally at the delay times the fleet
 // size.
-func (pc *pacer) book(ctx context.Context, host string) time.Duration {
+func (pc *pacer) book(ctx context.Context, host string) (time.Duration, bool) {
 	factor := 1
 	if pc.backend != nil {
 		if pc.backendUp == nil || pc.backendUp() {
-			return 0
+			return 0, false // booked at the gate
 		}
 		factor = pc.fleetSize()
 	}
-	d, _ := pc.reserveLocal(host, pc.now, factor)
-	return d
+	return pc.reserveLocal(host, pc.now, factor)
 }
 
 // bookShared books host's next start in the backend, spaced by delay plus

@@ -88,6 +88,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.onErr = e.backendFailed
 	e.pacer.backendUp = e.backendUp
 	e.pacer.recovering = e.backendRecovering
+	e.pacer.observe = e.stats.paceWaits.observe
 	if s, ok := cfg.backend.(Starter); ok && s != nil {
 		e.pacer.starter = s
 	}
@@ -260,6 +261,8 @@ func (e *Extension) Stats() Stats {
 	s.Origins, s.CacheBytes, s.Evictions = e.cache.counts()
 	s.CrawlDelaysClamped = e.pacer.clamped()
 	s.BackendAnomalies = e.pacer.nanomalies.Load()
+	s.HeldNow = e.held.Load()
+	s.Fallback = e.cfg.backend != nil && !e.backendUp()
 	return s
 }
 

@@ -62,48 +62,49 @@ func (pc *pacer) shared() bool {
 // not one per queued request. When the Backend fails, the request is paced
 // locally at the fleet's share instead. A nil tok (a redirect hop, which
 // asks at the gate) asks nothing here.
-func (pc *pacer) acquire(ctx context.Context, host string, tok any) error {
+// paced reports whether host had a pace to wait for.
+func (pc *pacer) acquire(ctx context.Context, host string, tok any) (paced bool, err error) {
 	if tok == nil {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	key := hostKey(host)
 	pc.mu.Lock()
 	h := pc.hosts[key]
 	if h == nil {
 		pc.mu.Unlock()
-		return ctx.Err()
+		return false, ctx.Err()
 	}
 	acq := h.acq
 	pc.mu.Unlock()
 	select {
 	case acq <- struct{}{}:
 	case <-ctx.Done():
-		return ctx.Err()
+		return true, ctx.Err()
 	}
 	defer func() { <-acq }()
 
 	if err := pc.keepShare(ctx, key); err != nil {
-		return err
+		return true, err
 	}
 	btok := pc.newToken()
 	for {
 		delay := pc.delayOfKey(key)
 		if delay == 0 {
-			return ctx.Err() // the host is no longer paced
+			return true, ctx.Err() // the host is no longer paced
 		}
 		w, err := pc.startShared(ctx, key, btok, delay)
 		switch {
 		case errors.Is(err, errFallback):
 			d, _ := pc.reserveLocal(host, pc.now, pc.fleetSize())
-			return pc.sleep(ctx, d)
+			return true, pc.sleep(ctx, d)
 		case err != nil:
-			return err
+			return true, err
 		case w <= 0:
 			pc.grantTo(tok, btok)
-			return nil
+			return true, nil
 		}
 		if err := pc.sleep(ctx, w); err != nil {
-			return err
+			return true, err
 		}
 	}
 }

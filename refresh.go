@@ -286,6 +286,7 @@ func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]str
 		return
 	}
 	e.stats.fetched(en.robots)
+	e.stats.fetchDurations.observe(e.cfg.now().Sub(en.robots.FetchedAt))
 	if d := e.pacer.delayOf(en.origin.host); e.cfg.backend != nil && d > 0 && e.backendUp() {
 		// The robots.txt request is the host's first request fleet-wide:
 		// record it, so that the fleet's first page waits the delay after it.

@@ -66,6 +66,21 @@ type Stats struct {
 	// bound was reached. HoldFull counts requests refused at once because
 	// MaxHeld requests were already held.
 	Held, Released, GaveUp, HoldFull uint64
+	// HeldNow is the number of requests held at this moment.
+	HeldNow int64
+	// Fallback reports that a Backend call failed recently and the
+	// Extension is fetching and pacing locally until its cool-down ends.
+	Fallback bool
+	// PaceWaits is how long each request to a host with a Crawl-delay
+	// waited for its turn in the OnRequest hook (the short hold at the
+	// wire is not included; with a Backend that is not a Starter the wait
+	// happens there and is not observed); requests to hosts without one
+	// are not observed.
+	PaceWaits Histogram
+	// FetchDurations is how long each robots.txt fetch of this Extension
+	// took, answer or failure; records adopted from a Backend are not
+	// observed.
+	FetchDurations Histogram
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.
@@ -87,6 +102,8 @@ type counters struct {
 	backendErrors       atomic.Uint64
 	held, released      atomic.Uint64
 	gaveUp, holdFull    atomic.Uint64
+	paceWaits           histogram
+	fetchDurations      histogram
 }
 
 // decided counts one enforced decision.
@@ -132,6 +149,8 @@ func (c *counters) snapshot() Stats {
 		Released:          c.released.Load(),
 		GaveUp:            c.gaveUp.Load(),
 		HoldFull:          c.holdFull.Load(),
+		PaceWaits:         c.paceWaits.snapshot(),
+		FetchDurations:    c.fetchDurations.snapshot(),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {
