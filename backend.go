@@ -191,3 +191,19 @@ type LeaseRenewer interface {
 	// wrapping ErrLeaseLost.
 	Renew(ctx context.Context, origin string, l Lease, ttl time.Duration) error
 }
+
+// Forgetter is implemented by Backends that can drop an origin's record
+// for the whole fleet (Extension.Forget). Forget deletes the record (and
+// any lease) and logs the purge; Purges tells every worker which origins
+// were purged since it last asked, so that each drops its near-cached
+// copy and the next request fetches robots.txt again, once for the fleet.
+type Forgetter interface {
+	// Forget deletes origin's record and lease and logs the purge.
+	Forget(ctx context.Context, origin string) error
+	// Purges returns the origins purged after cursor ("" asks only for
+	// the current cursor) and the cursor to give next time. all is true
+	// when the log no longer reaches back to cursor: the caller must then
+	// drop every near-cached record. A call when nothing was purged
+	// should cost one cheap read.
+	Purges(ctx context.Context, cursor string) (origins []string, next string, all bool, err error)
+}

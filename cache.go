@@ -201,3 +201,28 @@ func (c *lru) counts() (n int, bytes int64, evictions uint64) {
 	defer c.mu.Unlock()
 	return c.order.Len(), c.bytes, c.evictions
 }
+
+// remove drops o's entry, if any. It is not an eviction: the host's pace
+// stays.
+func (c *lru) remove(o origin) {
+	c.mu.Lock()
+	c.front.Store(nil)
+	if el, ok := c.items[o]; ok {
+		c.bytes -= el.Value.(*entry).size
+		c.order.Remove(el)
+		delete(c.items, o)
+	}
+	c.mu.Unlock()
+}
+
+// clear drops every entry and returns how many there were.
+func (c *lru) clear() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.front.Store(nil)
+	n := c.order.Len()
+	c.items = make(map[origin]*list.Element)
+	c.order.Init()
+	c.bytes = 0
+	return n
+}

@@ -119,6 +119,7 @@ type hostPace struct {
 	warned    bool          // the clamp was logged for this host
 
 	acq           chan struct{} // capacity 1: held by the request asking a Starter (fleetpace.go)
+	waiting       int           // requests waiting in the OnRequest hook for their turn
 	anomalyWarned bool          // a backend anomaly was logged for this host
 }
 
@@ -345,7 +346,38 @@ func (pc *pacer) waitFor(ctx context.Context, host string, tok any) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
+	key := hostKey(host)
+	pc.waiter(key, 1)
+	defer pc.waiter(key, -1)
 	return pc.sleep(ctx, d)
+}
+
+// waiter adds n to the requests waiting for host key's turn.
+func (pc *pacer) waiter(key string, n int) {
+	pc.mu.Lock()
+	if h := pc.hosts[key]; h != nil {
+		h.waiting = max(h.waiting+n, 0)
+	}
+	pc.mu.Unlock()
+}
+
+// paceInfo is what Extension.Origin reports of a host's pace.
+type paceInfo struct {
+	delay   time.Duration
+	next    time.Time // the earliest a request of this process may start
+	waiting int
+}
+
+// info returns host's pace; ok is false when it is not paced.
+func (pc *pacer) info(host string) (p paceInfo, ok bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[hostKey(host)]
+	if h == nil {
+		return p, false
+	}
+	next := later(h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay))
+	return paceInfo{delay: h.delay, next: next, waiting: h.waiting}, true
 }
 
 // book reserves the next slot for host and returns the wait. With a

@@ -40,6 +40,8 @@ type Extension struct {
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)
 	maxHeld       int64        // MaxHeld when 0; tests set it before use
+	purges        purgeWatch   // position in a Forgetter's purge log (inspect.go)
+	purging       bool         // the backend is a Forgetter; read-only after Apply
 
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
@@ -91,6 +93,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.observe = e.stats.paceWaits.observe
 	if s, ok := cfg.backend.(Starter); ok && s != nil {
 		e.pacer.starter = s
+	}
+	if f, ok := cfg.backend.(Forgetter); ok && f != nil {
+		e.purging = true
 	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {

@@ -75,7 +75,9 @@ func (pc *pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 		return false, ctx.Err()
 	}
 	acq := h.acq
+	h.waiting++
 	pc.mu.Unlock()
+	defer pc.waiter(key, -1)
 	select {
 	case acq <- struct{}{}:
 	case <-ctx.Done():

@@ -1,0 +1,79 @@
+package robotsext
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestOrigin: Origin reports the cached robots.txt and the host's pace
+// without fetching, and nothing for origins never asked for.
+func TestOrigin(t *testing.T) {
+	t.Parallel()
+	paced := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 2\n"))
+	down := newAccSite(t, statusOnly(503))
+	c, client := accCollector(t, "AcmeBot/2.1")
+	ext := Apply(c, client)
+	if _, ok := ext.Origin(paced.URL + "/x"); ok {
+		t.Fatal("Origin reported an origin never asked for")
+	}
+	if n := len(paced.robotsHits()); n != 0 {
+		t.Fatalf("Origin fetched robots.txt (%d requests)", n)
+	}
+	for _, u := range []string{paced.URL + "/", down.URL + "/"} {
+		if _, err := ext.Check(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	info, ok := ext.Origin(paced.URL + "/any/path")
+	if !ok {
+		t.Fatal("Origin: not cached after Check")
+	}
+	if info.Outcome != OutcomeOK || info.Status != 200 || info.CrawlDelay != 2*time.Second || info.Failures != 0 ||
+		info.RobotsURL != paced.URL+"/robots.txt" || info.Fetched.IsZero() || !info.Expires.After(info.Fetched) || info.NextSlot.IsZero() {
+		t.Errorf("paced origin: %+v", info)
+	}
+	info, ok = ext.Origin(down.URL + "/")
+	if !ok || info.Outcome != OutcomeUnreachable || info.Status != 503 || info.Failures != 1 || !errors.Is(info.Err, ErrUnreachable) || info.CrawlDelay != 0 {
+		t.Errorf("unreachable origin: %+v, %v", info, ok)
+	}
+	for _, bad := range []string{"", "mailto:a@b", "http://"} {
+		if _, ok := ext.Origin(bad); ok {
+			t.Errorf("Origin(%q) reported an origin", bad)
+		}
+	}
+}
+
+// TestForgetLocal: Forget drops the origin here, and the next request
+// fetches robots.txt again; URLs without an origin are refused with the
+// usual errors.
+func TestForgetLocal(t *testing.T) {
+	t.Parallel()
+	s := newAccSite(t, accBody("User-agent: *\nDisallow: /old\n"))
+	c, client := accCollector(t, "AcmeBot/2.1")
+	ext := Apply(c, client)
+	if v, _ := ext.Check(s.URL + "/old"); v.Allowed {
+		t.Fatal("the first file allows /old")
+	}
+	s.setRobots(accBody("User-agent: *\nDisallow: /new\n"))
+	if err := ext.Forget(t.Context(), s.URL+"/whatever"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ext.Origin(s.URL); ok {
+		t.Error("Origin still reports the forgotten origin")
+	}
+	if v, _ := ext.Check(s.URL + "/old"); !v.Allowed {
+		t.Errorf("after Forget /old is still blocked: %+v", v)
+	}
+	if n := len(s.robotsHits()); n != 2 {
+		t.Errorf("robots.txt requested %d times, want 2", n)
+	}
+	for _, tt := range []struct {
+		url  string
+		want error
+	}{{"ftp://x.test/", ErrNotHTTP}, {"http://", ErrInvalidURL}} {
+		if err := ext.Forget(t.Context(), tt.url); !errors.Is(err, tt.want) {
+			t.Errorf("Forget(%q) = %v, want %v", tt.url, err, tt.want)
+		}
+	}
+}
