@@ -42,6 +42,7 @@ type Extension struct {
 	maxHeld       int64        // MaxHeld when 0; tests set it before use
 	purges        purgeWatch   // position in a Forgetter's purge log (inspect.go)
 	purging       bool         // the backend is a Forgetter; read-only after Apply
+	builtinWarned atomic.Bool  // the warning of Colly's own check was logged
 
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock

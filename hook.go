@@ -21,6 +21,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
 	}
+	if !c.IgnoreRobotsTxt && !e.builtinWarned.Load() {
+		e.warnBuiltin()
+	}
 	o, err := originOf(r.URL)
 	if err != nil {
 		e.stats.decided(Verdict{Allowed: true, Reason: ReasonNotApplicable})
@@ -61,6 +64,16 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		}
 	}
 	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
+}
+
+// warnBuiltin says, once per Extension, that Colly's own robots.txt check
+// was turned back on after Apply turned it off.
+func (e *Extension) warnBuiltin() {
+	if e.builtinWarned.CompareAndSwap(false, true) {
+		e.cfg.logger.Warn("robotsext: the collector's own robots.txt check is on (IgnoreRobotsTxt was set to false after Apply): " +
+			"Colly then fetches robots.txt a second time, matches the whole User-Agent instead of its product token, " +
+			"and refuses URLs before OnBlocked can report them; leave c.IgnoreRobotsTxt = true, as Apply set it, and robotsext decides alone")
+	}
 }
 
 // onRequestHeld is the rest of onRequest for a request refused only

@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 )
@@ -74,6 +75,30 @@ func TestForgetLocal(t *testing.T) {
 	}{{"ftp://x.test/", ErrNotHTTP}, {"http://", ErrInvalidURL}} {
 		if err := ext.Forget(t.Context(), tt.url); !errors.Is(err, tt.want) {
 			t.Errorf("Forget(%q) = %v, want %v", tt.url, err, tt.want)
+		}
+	}
+}
+
+// TestWarnBuiltinCheckBackOn: setting IgnoreRobotsTxt back to false after
+// Apply is logged once at Warn, whatever the number of requests.
+func TestWarnBuiltinCheckBackOn(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		s := newAccSite(t, accBody("User-agent: *\nAllow: /\n"))
+		c, client := accCollector(t, "AcmeBot/2.1")
+		logs := &warnLog{}
+		Apply(c, client, WithLogger(slog.New(logs)))
+		if on {
+			c.IgnoreRobotsTxt = false
+		}
+		accVisit(t, c, s.URL, "/a", "/b", "/c")
+		c.Wait()
+		want := 0
+		if on {
+			want = 1
+		}
+		if n := logs.count("own robots.txt check is on"); n != want {
+			t.Errorf("IgnoreRobotsTxt back on = %v: %d warnings, want %d", on, n, want)
 		}
 	}
 }
