@@ -78,3 +78,17 @@ func ExampleReason() {
 	fmt.Println(v.Allowed, v.Reason)
 	// Output: true /robots.txt is always allowed
 }
+
+// Empty tells a robots.txt from a file that only looks like one: an HTML
+// error page served at /robots.txt parses as empty and allows everything.
+func ExamplePolicy_Empty() {
+	for _, body := range []string{
+		"User-agent: *\nDisallow: /private\n",
+		"<html><body>Not found</body></html>\n",
+	} {
+		fmt.Println(robotsext.ParsePolicy([]byte(body)).Empty())
+	}
+	// Output:
+	// false
+	// true
+}

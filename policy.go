@@ -583,3 +583,12 @@ func (p *Policy) CrawlDelay(userAgent string) (time.Duration, bool) {
 	}
 	return p.globalDelay, p.globalDelay > 0
 }
+
+// Empty reports whether the file held no group (no user-agent line) and
+// no Sitemap line: nothing in it applies to any crawler, so it allows
+// everything. An HTML page, a binary file or an empty body served as
+// robots.txt parses as empty; tools use it to warn that a file may not be
+// a robots.txt at all. A nil Policy is empty.
+func (p *Policy) Empty() bool {
+	return p == nil || (len(p.groups) == 0 && len(p.sitemaps) == 0)
+}

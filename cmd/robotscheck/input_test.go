@@ -106,9 +106,45 @@ func TestIsTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	closed.Close()
-	for name, file := range map[string]*os.File{"regular file": f, "pipe": r, "closed file": closed} {
+	null, err := os.Open(os.DevNull) // a character device, but no terminal
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	for name, file := range map[string]*os.File{"regular file": f, "pipe": r, "closed file": closed, "the null device": null} {
 		if isTerminal(file) {
 			t.Errorf("%s: isTerminal = true", name)
 		}
+	}
+}
+
+// TestNotARobotsFile: a -robots file in which no line parses (binary
+// data, an HTML page) is checked as the empty file it is, with a warning
+// on stderr naming it; a real robots.txt and an empty file get none.
+func TestNotARobotsFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		warn bool
+	}{
+		{"binary", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00", true},
+		{"html", "<!doctype html>\n<html><head><title>Not found</title></head><body>404</body></html>\n", true},
+		{"robots.txt", "User-agent: *\nDisallow: /private\n", false},
+		{"sitemap only", "Sitemap: https://example.com/sitemap.xml\n", false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := writeFile(t, tt.body)
+			_, stderr, code := runCmd(t, "", "-robots", path, "/x")
+			if code != exitAllowed {
+				t.Errorf("exit %d, want %d (everything is allowed)", code, exitAllowed)
+			}
+			if got := strings.Contains(stderr, "no robots.txt line that parses") && strings.Contains(stderr, path); got != tt.warn {
+				t.Errorf("warning naming the file = %v, want %v; stderr %q", got, tt.warn, stderr)
+			}
+		})
 	}
 }

@@ -82,11 +82,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, isTerminal(os.Stdin), os.Stdout, os.Stderr))
 }
 
-// isTerminal reports whether f is a terminal (a character device), where
-// nobody is likely to be typing URLs.
+// isTerminal reports whether f is a terminal: a character device other
+// than the null device (where "< /dev/null" is an empty input, not
+// someone about to type URLs).
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 // Exit statuses.
@@ -172,6 +177,9 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 		}
 		if n := src.robots.Size; n > robotsext.MaxBodySize {
 			out.warn("warning: %s is %d bytes; crawlers read only the first %d", *robotsFile, n, robotsext.MaxBodySize)
+		}
+		if src.robots.Policy.Empty() && src.robots.Size > 0 {
+			out.warn("warning: %s has no robots.txt line that parses (no User-agent group, no Sitemap), so it allows everything: is it a robots.txt file?", *robotsFile)
 		}
 		c.local = src
 	}
