@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 )
@@ -26,6 +29,27 @@ import (
 // it with errors.Is), and the hop then reaches OnRequest, OnResponse and
 // the other callbacks as a new request, exactly as a followed redirect's
 // final response would.
+//
+// An OnError handler that retries needs no test for it: retrying the
+// original request would only fetch it again and defer the hop again, so
+// once its hop is deferred the request does not go out again through
+// Retry (or Do). r.Request.Retry() on it sends nothing and returns an error
+// wrapping ErrRedirectDeferred, whether the handler retries every error
+// or a few times, and whether it was registered before or after Apply;
+// the hop is fetched once and the crawl ends. Such a retry is dropped
+// quietly: it is neither blocked nor reported to OnBlocked, but counted in
+// Stats.RetriesDropped and logged at Debug. This works through the
+// request's Body, which Colly's Retry rewinds first: it is replaced by a
+// reader of the same bytes whose Seek refuses. (When the hop cannot be
+// re-issued, which is logged at Warn, the request keeps its Body and a
+// retry goes out as usual.) One retry can still go
+// out: when the original request left before any host of the crawl was
+// known to have a Crawl-delay (a redirect into such a host on first
+// contact) and the handler runs before the Extension's OnError hook
+// (registered before Apply), that retry is sent once, its own hop is
+// deferred, and its retries are dropped; the hop is still fetched once,
+// because the Extension remembers the hops it re-issued, by Ctx, method,
+// URL and header map (which Retry re-sends), for two minutes.
 var ErrRedirectDeferred = errors.New("robotsext: redirect hop deferred to keep the Crawl-delay")
 
 // DeferredRedirectError is the error of a redirect hop re-issued as a
@@ -35,6 +59,7 @@ type DeferredRedirectError struct {
 	Method string        // the hop's method, as the client chose it
 	Wait   time.Duration // how long the hop had to wait for its slot
 	header http.Header   // the hop's headers
+	hops   *hopLedger    // the hops re-issued through the handler that deferred this one
 }
 
 func (d *DeferredRedirectError) Error() string {
@@ -69,6 +94,7 @@ const (
 // RedirectHandler(WithRedirectHandler's handler); call it yourself only
 // when you set a redirect handler after Apply.
 func (e *Extension) RedirectHandler(next RedirectHandler) RedirectHandler {
+	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
 		if err := e.checkHop(req); err != nil {
 			return err
@@ -85,7 +111,11 @@ func (e *Extension) RedirectHandler(next RedirectHandler) RedirectHandler {
 				req.Header.Del("Authorization")
 			}
 		}
-		return e.paceHop(req, via)
+		err := e.paceHop(req, via)
+		if d, ok := err.(*DeferredRedirectError); ok {
+			e.deferred(d, via[0], hops)
+		}
+		return err
 	}
 }
 
@@ -163,10 +193,24 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
 }
 
+// deferred prepares the deferral d of the request whose first hop is
+// first, before Colly runs any OnError callback: d learns the ledger of
+// hops re-issued through this handler, and the request, when the pacer
+// knows it, gets a retryTrap at once, so that a handler registered before
+// Apply cannot send it again either. The pacer knows the request when a
+// host was paced as it went out; otherwise onError arms it.
+func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops *hopLedger) {
+	d.hops = hops
+	if r, ok := e.pacer.tokenOf(first.URL).(*colly.Request); ok && r.URL == first.URL {
+		e.armRetry(r, d)
+	}
+}
+
 // onError is the OnError hook. A request that failed without response
 // headers (a network error, a refused or deferred redirect hop, a timeout)
 // releases the host it held; deferred redirect hops are re-issued as
-// requests of their own.
+// requests of their own, once per request and its retries (see
+// ErrRedirectDeferred).
 func (e *Extension) onError(resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
@@ -178,16 +222,32 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 	if !errors.As(err, &d) {
 		return
 	}
-	if rerr := e.reissue(resp.Request, d); rerr != nil {
-		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", d.URL, "error", rerr.Error())
+	r := resp.Request
+	trap := e.armRetry(r, d)
+	key := retryKeyOf(r)
+	if !d.hops.claim(key, e.cfg.now()) {
+		// A retry of r reached the wire before it could be recognised,
+		// was deferred in turn, and its hop is re-issued already.
+		e.stats.retriesDropped.Add(1)
+		e.cfg.logger.Debug("robotsext: redirect hop already re-issued for a retry of this request; not re-issued again",
+			"url", trap.url, "method", r.Method, "hop", d.URL)
+		return
 	}
+	if rerr := e.reissue(r, d, trap.body); rerr != nil {
+		d.hops.forget(key)
+		r.Body = trap.body // nothing was re-issued: a retry of r may go out
+		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", d.URL, "error", rerr.Error())
+		return
+	}
+	d.hops.claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
 }
 
 // reissue sends the hop d of request r as a request of its own through r's
 // collector: same Ctx and depth, the hop's method and headers, r's body
-// for methods that keep one. The hop was already marked visited by Colly's
-// redirect check, so it goes out without the revisit check, as Retry does.
-func (e *Extension) reissue(r *colly.Request, d *DeferredRedirectError) error {
+// (given apart, as r.Body is a retryTrap by now) for methods that keep
+// one. The hop was already marked visited by Colly's redirect check, so it
+// goes out without the revisit check, as Retry does.
+func (e *Extension) reissue(r *colly.Request, d *DeferredRedirectError, body io.Reader) error {
 	u, err := r.New(d.Method, d.URL, nil)
 	if err != nil {
 		return err
@@ -198,12 +258,149 @@ func (e *Extension) reissue(r *colly.Request, d *DeferredRedirectError) error {
 	hdr.Del("Cookie") // the collector's jar sets the hop's own
 	hop.Headers = &hdr
 	hop.Host = ""
+	hop.Body = body
 	if d.Method == http.MethodGet || d.Method == http.MethodHead {
 		hop.Body = nil
-	} else if s, ok := r.Body.(io.Seeker); ok {
+	} else if s, ok := body.(io.Seeker); ok {
 		if _, err := s.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
 	}
 	return hop.Retry()
+}
+
+// retryTrap is the Body of a request whose redirect hop was deferred: it
+// reads the request's own body, and its Seek, which Colly's Retry and Do
+// call before anything else, drops the retry (counted, logged at Debug)
+// by failing with an error wrapping ErrRedirectDeferred. It lives as
+// long as the request it belongs to.
+type retryTrap struct {
+	e    *Extension
+	body io.Reader // the request's own body; nil when it had none
+	url  string    // the request's URL
+	hop  string    // its deferred hop
+}
+
+// armRetry gives r a retryTrap for its deferred hop d, unless it has one,
+// and returns r's trap.
+func (e *Extension) armRetry(r *colly.Request, d *DeferredRedirectError) *retryTrap {
+	if t, ok := r.Body.(*retryTrap); ok {
+		return t
+	}
+	t := &retryTrap{e: e, body: r.Body, url: r.URL.String(), hop: d.URL}
+	r.Body = t
+	return t
+}
+
+// Read reads the request's own body.
+func (t *retryTrap) Read(p []byte) (int, error) {
+	if t.body == nil {
+		return 0, io.EOF
+	}
+	return t.body.Read(p)
+}
+
+// Seek refuses: the request is not to be sent again.
+func (t *retryTrap) Seek(int64, int) (int64, error) {
+	t.e.stats.retriesDropped.Add(1)
+	t.e.cfg.logger.Debug("robotsext: retry dropped: its redirect hop is re-issued as a request of its own",
+		"url", t.url, "hop", t.hop)
+	return 0, fmt.Errorf("robotsext: retry of %s dropped: its redirect to %s is re-issued as a request of its own: %w", t.url, t.hop, ErrRedirectDeferred)
+}
+
+// Re-issued hops are remembered for retryMemory, and at most
+// retryLedgerMax of them per redirect handler: long enough for a retry
+// that went out before it could be recognised to come back deferred in
+// turn (it is sent at once, or after one Crawl-delay of its own host when
+// a synchronous collector fetched the hop first), small enough to cost at
+// most some hundreds of kilobytes.
+const (
+	retryMemory    = 2 * time.Minute
+	retryLedgerMax = 4096
+)
+
+// retryKey identifies a request and its retries: Colly's Request.Retry
+// re-sends a request with its Ctx, method and URL, and its very header
+// map, which no other request shares unless the crawler passes one map to
+// several c.Request calls.
+type retryKey struct {
+	ctx    *colly.Context
+	hdr    unsafe.Pointer // the header map; kept alive while remembered
+	method string
+	url    string
+}
+
+// retryKeyOf returns r's retryKey.
+func retryKeyOf(r *colly.Request) retryKey {
+	k := retryKey{ctx: r.Ctx, method: r.Method, url: r.URL.String()}
+	if r.Headers != nil && *r.Headers != nil {
+		k.hdr = reflect.ValueOf(*r.Headers).UnsafePointer()
+	}
+	return k
+}
+
+// hopLedger remembers the requests whose deferred hop a redirect handler
+// re-issued, by the Extension's clock, so that the hop of a retry of one
+// of them is not re-issued a second time. An entry is removed when it is
+// used and expires after retryMemory; a full ledger (retryLedgerMax
+// entries younger than that) remembers no more. It is safe for concurrent
+// use; a nil *hopLedger remembers nothing.
+type hopLedger struct {
+	mu sync.Mutex
+	at map[retryKey]time.Time // when the hop was re-issued
+}
+
+// claim reports whether the hop of request k is to be re-issued now: yes,
+// and k is remembered as of now, unless k's hop was re-issued within
+// retryMemory, which is then forgotten.
+func (l *hopLedger) claim(k retryKey, now time.Time) bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at, ok := l.at[k]; ok {
+		delete(l.at, k)
+		if now.Sub(at) < retryMemory {
+			return false
+		}
+	}
+	if l.at == nil {
+		l.at = make(map[retryKey]time.Time)
+	}
+	if len(l.at) >= retryLedgerMax {
+		for old, at := range l.at {
+			if now.Sub(at) >= retryMemory {
+				delete(l.at, old)
+			}
+		}
+		if len(l.at) >= retryLedgerMax {
+			return true
+		}
+	}
+	l.at[k] = now
+	return true
+}
+
+// claimed restarts k's memory at now, if k is remembered: the hop was
+// re-issued, and a synchronous collector has fetched it meanwhile.
+func (l *hopLedger) claimed(k retryKey, now time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if _, ok := l.at[k]; ok {
+		l.at[k] = now
+	}
+	l.mu.Unlock()
+}
+
+// forget drops k: its hop was not re-issued after all.
+func (l *hopLedger) forget(k retryKey) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	delete(l.at, k)
+	l.mu.Unlock()
 }

@@ -53,6 +53,12 @@ type Stats struct {
 	// RedirectsDeferred counts redirect hops to paced hosts re-issued as
 	// requests of their own (ErrRedirectDeferred).
 	RedirectsDeferred uint64
+	// RetriesDropped counts requests dropped because the redirect hop they
+	// would lead to was already re-issued: an OnError handler's Retry of
+	// a request whose hop was deferred (see ErrRedirectDeferred), and the
+	// second re-issue of one hop when a retry reached the wire before the
+	// Extension could recognise it. They are not counted in Blocked.
+	RetriesDropped uint64
 	// BackendErrors counts failed Backend calls; each was answered locally.
 	BackendErrors uint64
 	// BackendAnomalies counts Backend answers that cannot be right: a
@@ -99,6 +105,7 @@ type counters struct {
 	cancelled           atomic.Uint64
 	localErrors         atomic.Uint64
 	redirectsDeferred   atomic.Uint64
+	retriesDropped      atomic.Uint64
 	backendErrors       atomic.Uint64
 	held, released      atomic.Uint64
 	gaveUp, holdFull    atomic.Uint64
@@ -144,6 +151,7 @@ func (c *counters) snapshot() Stats {
 		Cancelled:         c.cancelled.Load(),
 		LocalErrors:       c.localErrors.Load(),
 		RedirectsDeferred: c.redirectsDeferred.Load(),
+		RetriesDropped:    c.retriesDropped.Load(),
 		BackendErrors:     c.backendErrors.Load(),
 		Held:              c.held.Load(),
 		Released:          c.released.Load(),
