@@ -137,16 +137,28 @@ func ExampleWithFetchConcurrency() {
 
 // A redirect hop to a host whose Crawl-delay does not fit the request's
 // timeout is re-issued as a request of its own; OnError sees the original
-// request once with ErrRedirectDeferred.
-func ExampleErrRedirectDeferred() {
+// request once with a *DeferredRedirectError, which wraps
+// ErrRedirectDeferred. A handler that retries every error needs no test
+// for it: the retry of the original request is dropped (counted in
+// Stats.RetriesDropped) and the hop is fetched once.
+func ExampleDeferredRedirectError() {
 	c := colly.NewCollector()
 	robotsext.Apply(c)
 	c.OnError(func(r *colly.Response, err error) {
-		if errors.Is(err, robotsext.ErrRedirectDeferred) {
-			return // the hop follows as its own request
+		var d *robotsext.DeferredRedirectError
+		if errors.As(err, &d) {
+			fmt.Println("follows as its own request:", d.URL)
+			return
 		}
 		fmt.Println("failed:", r.Request.URL, err)
 	})
+
+	var err error = &robotsext.DeferredRedirectError{URL: "https://example.com/dir/", Method: http.MethodGet, Wait: 11 * time.Second}
+	fmt.Println(errors.Is(err, robotsext.ErrRedirectDeferred))
+	fmt.Println(err)
+	// Output:
+	// true
+	// robotsext: redirect to https://example.com/dir/ re-issued as its own request (it must wait 11s for the host's Crawl-delay)
 }
 
 // Verdict.Err says why a site is blocked when its robots.txt is
