@@ -1,0 +1,284 @@
+// Package robotsprom exports what a robotsext.Extension counts to
+// Prometheus.
+//
+// NewCollector returns a prometheus.Collector that reads
+// Extension.Stats at each scrape and reports it as constant metrics:
+// nothing runs between scrapes, and the Extension's request hook does no
+// more work when a collector is registered than when none is.
+//
+// It is a module of its own, as go-redis keeps its metrics adapters in
+// modules of their own, so that the robotsext module itself depends on
+// no metrics library; robotsotel is the OpenTelemetry counterpart, with
+// the same measures under OpenTelemetry's names.
+//
+// The metrics follow Prometheus's naming: the application prefix
+// robotsext_, _total on counters, base units (_seconds, _bytes), and no
+// per-host labels, so that their number stays fixed however many sites
+// are crawled (Extension.Origin tells about one host). What is counted
+// follows Scrapy's robots.txt statistics: the robots.txt fetches by
+// outcome (its request and response counts), the requests robots.txt
+// forbade, and the fetches that failed.
+//
+//	robotsext_robotstxt_fetches_total{outcome}     robots.txt fetches, revalidations included; outcome is ok, unavailable, unreachable or unauthorized
+//	robotsext_robotstxt_not_modified_total         revalidations answered 304 (also counted as outcome="ok")
+//	robotsext_robotstxt_local_errors_total         fetches that failed because of this machine
+//	robotsext_robotstxt_fetch_duration_seconds     histogram of the robots.txt fetches' durations
+//	robotsext_checks_total                         requests and redirect hops decided (allowed + blocked)
+//	robotsext_allowed_total{reason}                those let through, by reason
+//	robotsext_blocked_total{reason}                those robots.txt refused, by reason (in shadow mode let through all the same)
+//	robotsext_shadowed_total                       blocked ones let through because of shadow mode
+//	robotsext_redirects_blocked_total              redirect hops refused (also counted as blocked)
+//	robotsext_redirects_deferred_total             redirect hops to paced hosts re-issued as requests
+//	robotsext_retries_dropped_total                retries dropped because their redirect hop was already re-issued
+//	robotsext_cancelled_total                      requests passed on undecided because the crawl's context ended
+//	robotsext_crawl_delays_clamped_total           Crawl-delay values above the maximum, clamped
+//	robotsext_pace_wait_seconds                    histogram of the waits of requests to hosts with a Crawl-delay
+//	robotsext_cache_hits_total                     decisions made from a fresh cached robots.txt
+//	robotsext_cache_misses_total                   decisions that fetched robots.txt or waited for its fetch
+//	robotsext_cache_stale_served_total             decisions made from a last good copy while its origin was unreachable
+//	robotsext_cache_evictions_total                origins dropped to keep the cache within its bounds
+//	robotsext_cache_origins                        origins cached now
+//	robotsext_cache_bytes                          estimated memory the cached robots.txt policies retain now
+//	robotsext_backend_errors_total                 failed Backend calls, each answered locally
+//	robotsext_backend_anomalies_total              Backend answers that cannot be right, replaced
+//	robotsext_backend_fallback                     1 while the Extension fetches and paces locally after a Backend failure
+//	robotsext_held_requests                        requests held now because robots.txt could not be had (WithDeferUnreachable)
+//	robotsext_held_total                           requests held so far
+//	robotsext_held_ended_total{result}             how held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused at the bound)
+//	robotsext_hold_full_total                      requests refused at once because MaxHeld requests were held
+//
+// The reason label is short and stable: no_match, allow_rule,
+// disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
+// unauthorized, override, not_applicable, local_error (one per
+// robotsext.Reason, not Reason.String's prose). Each label value a
+// counter can take is reported from the start, at 0, so that rate() and
+// increase() see its first increment.
+package robotsprom
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/robotsext/robotsext"
+)
+
+// namespace is the application prefix of every metric name.
+const namespace = "robotsext"
+
+// collector is the prometheus.Collector NewCollector returns. Its fields
+// are set once by NewCollector and only read afterwards, so concurrent
+// scrapes need no lock.
+type collector struct {
+	ext      *robotsext.Extension
+	outcomes []string // label of each Outcome, indexed by Outcome
+	nreasons int      // the Reason values the root module defines: 0..nreasons-1
+
+	scalars []scalar // the metrics without labels
+
+	fetches, checks, allowed, blocked, heldEnded *prometheus.Desc
+	paceWait, fetchDuration                      *prometheus.Desc
+}
+
+// scalar is a metric without labels read from one field of Stats.
+type scalar struct {
+	desc  *prometheus.Desc
+	kind  prometheus.ValueType
+	value func(*robotsext.Stats) float64
+}
+
+// NewCollector returns a prometheus.Collector of ext's counters, gauges and
+// histograms (see the package documentation for the list). Register it
+// once per Extension:
+//
+//	reg.MustRegister(robotsprom.NewCollector(ext))
+//
+// Each scrape takes one Extension.Stats snapshot and turns it into
+// constant metrics, so the collector starts no goroutine, holds no state
+// of its own and costs nothing between scrapes. To export the Extensions
+// of several crawls from one registry, tell them apart with a constant
+// label, prometheus.WrapRegistererWith(prometheus.Labels{"crawl": name},
+// reg), since their metric names are the same. NewCollector panics if ext
+// is nil, when the mistake is made rather than at the first scrape.
+func NewCollector(ext *robotsext.Extension) prometheus.Collector {
+	if ext == nil {
+		panic("robotsprom: NewCollector(nil): an Extension is needed")
+	}
+	c := &collector{ext: ext, outcomes: outcomeLabels(), nreasons: knownReasons()}
+	desc := func(name, help string, labels ...string) *prometheus.Desc {
+		return prometheus.NewDesc(namespace+"_"+name, help, labels, nil)
+	}
+	counter := func(name, help string, value func(*robotsext.Stats) uint64) {
+		c.scalars = append(c.scalars, scalar{desc(name, help), prometheus.CounterValue,
+			func(s *robotsext.Stats) float64 { return float64(value(s)) }})
+	}
+	gauge := func(name, help string, value func(*robotsext.Stats) float64) {
+		c.scalars = append(c.scalars, scalar{desc(name, help), prometheus.GaugeValue, value})
+	}
+
+	c.fetches = desc("robotstxt_fetches_total",
+		"robots.txt fetches by outcome (ok, unavailable, unreachable, unauthorized), revalidations included.", "outcome")
+	counter("robotstxt_not_modified_total",
+		"robots.txt revalidations answered 304 Not Modified (also counted in robotsext_robotstxt_fetches_total as ok).",
+		func(s *robotsext.Stats) uint64 { return s.NotModified })
+	counter("robotstxt_local_errors_total",
+		"robots.txt fetches that failed because of this machine (no file descriptors, fetch slot wait ended), after their retries.",
+		func(s *robotsext.Stats) uint64 { return s.LocalErrors })
+	c.fetchDuration = desc("robotstxt_fetch_duration_seconds",
+		"Duration of the robots.txt fetches of this process, answer or failure.")
+
+	c.checks = desc("checks_total",
+		"Requests and redirect hops robots.txt decided: robotsext_allowed_total plus robotsext_blocked_total.")
+	c.allowed = desc("allowed_total",
+		"Requests and redirect hops robots.txt let through, by reason.", "reason")
+	c.blocked = desc("blocked_total",
+		"Requests and redirect hops robots.txt refused, by reason; in shadow mode they went out all the same.", "reason")
+	counter("shadowed_total",
+		"Requests robots.txt refused that shadow mode let through.",
+		func(s *robotsext.Stats) uint64 { return s.Shadowed })
+	counter("redirects_blocked_total",
+		"Redirect hops robots.txt refused (also counted in robotsext_blocked_total).",
+		func(s *robotsext.Stats) uint64 { return s.RedirectsBlocked })
+	counter("redirects_deferred_total",
+		"Redirect hops to paced hosts re-issued as requests of their own.",
+		func(s *robotsext.Stats) uint64 { return s.RedirectsDeferred })
+	counter("retries_dropped_total",
+		"Requests dropped because the redirect hop they would lead to was already re-issued.",
+		func(s *robotsext.Stats) uint64 { return s.RetriesDropped })
+	counter("cancelled_total",
+		"Requests passed on undecided because the collector's context ended while robots.txt was being fetched.",
+		func(s *robotsext.Stats) uint64 { return s.Cancelled })
+	counter("crawl_delays_clamped_total",
+		"Crawl-delay values above the maximum that were clamped to it.",
+		func(s *robotsext.Stats) uint64 { return s.CrawlDelaysClamped })
+	c.paceWait = desc("pace_wait_seconds",
+		"How long requests to hosts with a Crawl-delay waited for their turn.")
+
+	counter("cache_hits_total",
+		"Decisions made from a fresh cached robots.txt.",
+		func(s *robotsext.Stats) uint64 { return s.CacheHits })
+	counter("cache_misses_total",
+		"Decisions that fetched robots.txt or waited for its fetch.",
+		func(s *robotsext.Stats) uint64 { return s.CacheMisses })
+	counter("cache_stale_served_total",
+		"Decisions made from a last good robots.txt while its origin was unreachable.",
+		func(s *robotsext.Stats) uint64 { return s.StaleServed })
+	counter("cache_evictions_total",
+		"Origins the robots.txt cache dropped to stay within its size and memory bounds.",
+		func(s *robotsext.Stats) uint64 { return s.Evictions })
+	gauge("cache_origins",
+		"Origins whose robots.txt is cached now.",
+		func(s *robotsext.Stats) float64 { return float64(s.Origins) })
+	gauge("cache_bytes",
+		"Estimated memory the cached robots.txt policies retain now.",
+		func(s *robotsext.Stats) float64 { return float64(s.CacheBytes) })
+
+	counter("backend_errors_total",
+		"Failed Backend calls; each was answered locally.",
+		func(s *robotsext.Stats) uint64 { return s.BackendErrors })
+	counter("backend_anomalies_total",
+		"Backend answers that cannot be right (a pace wait too long, a stored pace unreadable or in the future), replaced.",
+		func(s *robotsext.Stats) uint64 { return s.BackendAnomalies })
+	gauge("backend_fallback",
+		"1 while a Backend call failed recently and the Extension fetches and paces locally, else 0.",
+		func(s *robotsext.Stats) float64 {
+			if s.Fallback {
+				return 1
+			}
+			return 0
+		})
+
+	gauge("held_requests",
+		"Requests held now because robots.txt could not be had (WithDeferUnreachable).",
+		func(s *robotsext.Stats) float64 { return float64(s.HeldNow) })
+	counter("held_total",
+		"Requests held because robots.txt could not be had (WithDeferUnreachable).",
+		func(s *robotsext.Stats) uint64 { return s.Held })
+	c.heldEnded = desc("held_ended_total",
+		"How held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused when the bound was reached).", "result")
+	counter("hold_full_total",
+		"Requests refused at once because MaxHeld requests were already held.",
+		func(s *robotsext.Stats) uint64 { return s.HoldFull })
+	return c
+}
+
+// Describe sends the descriptors of every metric Collect sends.
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, m := range c.scalars {
+		ch <- m.desc
+	}
+	for _, d := range []*prometheus.Desc{c.fetches, c.checks, c.allowed, c.blocked, c.heldEnded, c.paceWait, c.fetchDuration} {
+		ch <- d
+	}
+}
+
+// Collect sends the metrics of one Extension.Stats snapshot.
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.ext.Stats()
+	for _, m := range c.scalars {
+		ch <- constMetric(m.desc, m.kind, m.value(&s))
+	}
+	for o, label := range c.outcomes {
+		ch <- constMetric(c.fetches, prometheus.CounterValue, float64(s.Fetches[robotsext.Outcome(o)]), label)
+	}
+	var checks uint64
+	for _, n := range s.Allowed {
+		checks += n
+	}
+	for _, n := range s.Blocked {
+		checks += n
+	}
+	ch <- constMetric(c.checks, prometheus.CounterValue, float64(checks))
+	c.collectReasons(ch, c.allowed, s.Allowed, false)
+	c.collectReasons(ch, c.blocked, s.Blocked, true)
+	ch <- constMetric(c.heldEnded, prometheus.CounterValue, float64(s.Released), "released")
+	ch <- constMetric(c.heldEnded, prometheus.CounterValue, float64(s.GaveUp), "gave_up")
+	ch <- constHistogram(c.paceWait, s.PaceWaits)
+	ch <- constHistogram(c.fetchDuration, s.FetchDurations)
+}
+
+// collectReasons sends one series per reason counted, and a zero series
+// for each other reason the metric can count (blocked tells which).
+func (c *collector) collectReasons(ch chan<- prometheus.Metric, desc *prometheus.Desc, counts map[robotsext.Reason]uint64, blocked bool) {
+	for r := range c.nreasons {
+		label, allows, blocks := reasonInfo(robotsext.Reason(r))
+		n, counted := counts[robotsext.Reason(r)]
+		if counted || (blocked && blocks) || (!blocked && allows) {
+			ch <- constMetric(desc, prometheus.CounterValue, float64(n), label)
+		}
+	}
+	for r, n := range counts { // Reasons the root module has no String for yet.
+		if int(r) >= c.nreasons {
+			label, _, _ := reasonInfo(r)
+			ch <- constMetric(desc, prometheus.CounterValue, float64(n), label)
+		}
+	}
+}
+
+// constMetric returns a constant metric, or an invalid one saying what
+// went wrong, which the registry reports for this scrape instead of the
+// process panicking.
+func constMetric(desc *prometheus.Desc, kind prometheus.ValueType, v float64, labels ...string) prometheus.Metric {
+	m, err := prometheus.NewConstMetric(desc, kind, v, labels...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(desc, err)
+	}
+	return m
+}
+
+// constHistogram returns h as a constant Prometheus histogram: bounds in
+// seconds and cumulative bucket counts, where h's are durations and
+// counts per bucket; the bucket past the last bound is the +Inf bucket,
+// whose count is h.Count.
+func constHistogram(desc *prometheus.Desc, h robotsext.Histogram) prometheus.Metric {
+	buckets := make(map[float64]uint64, len(h.Bounds))
+	var cumulative uint64
+	for i, bound := range h.Bounds {
+		if i < len(h.Counts) {
+			cumulative += h.Counts[i]
+		}
+		buckets[bound.Seconds()] = cumulative
+	}
+	m, err := prometheus.NewConstHistogram(desc, h.Count, h.Sum.Seconds(), buckets)
+	if err != nil {
+		return prometheus.NewInvalidMetric(desc, err)
+	}
+	return m
+}
