@@ -1,0 +1,446 @@
+// Package robotsotel reports what a robotsext.Extension counts as
+// OpenTelemetry metrics.
+//
+// Register creates the instruments below on a metric.MeterProvider and
+// one callback that reads Extension.Stats when a reader collects: nothing
+// runs between collections, and the Extension's request hook does no more
+// work when instruments are registered than when none are.
+//
+// It is a module of its own, as go-redis keeps its metrics adapters in
+// modules of their own, so that the robotsext module itself depends on
+// no metrics library; robotsprom is the Prometheus counterpart, with the
+// same measures under Prometheus's names.
+//
+// Names are dot-separated under the robotsext namespace, units are UCUM
+// ("s", "By", and annotations such as "{request}" for counts), there are
+// no per-host attributes, so that the number of series stays fixed
+// however many sites are crawled, and the attributes are namespaced:
+//
+//	robotsext.robotstxt.fetches         counter {fetch}          robots.txt fetches, revalidations included; robotsext.outcome: ok, unavailable, unreachable, unauthorized
+//	robotsext.robotstxt.not_modified    counter {fetch}          revalidations answered 304 (also counted as ok)
+//	robotsext.robotstxt.local_errors    counter {fetch}          fetches that failed because of this machine
+//	robotsext.robotstxt.fetch.duration  histogram s              the robots.txt fetches' durations
+//	robotsext.checks                    counter {request}        requests and redirect hops decided (allowed + blocked)
+//	robotsext.allowed                   counter {request}        those let through; robotsext.reason
+//	robotsext.blocked                   counter {request}        those robots.txt refused (in shadow mode let through all the same); robotsext.reason
+//	robotsext.shadowed                  counter {request}        blocked ones let through because of shadow mode
+//	robotsext.redirects.blocked         counter {redirect}       redirect hops refused (also counted as blocked)
+//	robotsext.redirects.deferred        counter {redirect}       redirect hops to paced hosts re-issued as requests
+//	robotsext.retries.dropped           counter {request}        retries dropped because their redirect hop was already re-issued
+//	robotsext.cancelled                 counter {request}        requests passed on undecided because the crawl's context ended
+//	robotsext.crawl_delays.clamped      counter {crawl_delay}    Crawl-delay values above the maximum, clamped
+//	robotsext.pace.wait                 histogram s              the waits of requests to hosts with a Crawl-delay
+//	robotsext.cache.hits                counter {request}        decisions made from a fresh cached robots.txt
+//	robotsext.cache.misses              counter {request}        decisions that fetched robots.txt or waited for its fetch
+//	robotsext.cache.stale_served        counter {request}        decisions made from a last good copy while its origin was unreachable
+//	robotsext.cache.evictions           counter {origin}         origins dropped to keep the cache within its bounds
+//	robotsext.cache.origins             updowncounter {origin}   origins cached now
+//	robotsext.cache.memory.usage        updowncounter By         estimated memory the cached robots.txt policies retain now
+//	robotsext.backend.errors            counter {error}          failed Backend calls, each answered locally
+//	robotsext.backend.anomalies         counter {anomaly}        Backend answers that cannot be right, replaced
+//	robotsext.backend.fallback          gauge 1                  1 while the Extension fetches and paces locally after a Backend failure
+//	robotsext.hold.requests             updowncounter {request}  requests held now because robots.txt could not be had (WithDeferUnreachable)
+//	robotsext.hold.entered              counter {request}        requests held so far
+//	robotsext.hold.ended                counter {request}        how held requests ended; robotsext.hold.result: released, gave_up
+//	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
+//
+// Through OpenTelemetry's Prometheus exporter these become
+// robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
+// on, mostly robotsprom's names, with namespaced labels; a program that
+// only serves Prometheus is better off with robotsprom.
+//
+// robotsext.reason takes short, stable values: no_match, allow_rule,
+// disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
+// unauthorized, override, not_applicable, local_error (one per
+// robotsext.Reason, not Reason.String's prose). Each value a counter can
+// take is reported from the first collection on, at 0.
+//
+// # Histograms
+//
+// The OpenTelemetry API has no observable histogram, and the Extension
+// keeps its own (Stats.PaceWaits, Stats.FetchDurations: fixed buckets,
+// counts and a sum). robotsotel exports them as real histograms, which is
+// what a backend needs for quantiles and heatmaps, rather than as
+// counters of bucket counts, which no backend reads as a distribution:
+// the callback records each observation the Extension made since the
+// previous collection into a synchronous Float64Histogram, which the SDK
+// then aggregates as it would any other. The instruments advise the
+// Extension's own bucket boundaries (WithExplicitBucketBoundaries), so
+// with the SDK's default aggregation the bucket counts are exactly the
+// Extension's and the sum is the Extension's (a difference of rounding
+// in one collection is carried to the next). The Extension does not keep
+// each duration, so the values recorded are placed within their buckets
+// to add up to that sum: a View with other boundaries, or an exponential
+// histogram, sees them at those places, and the data points' Min and Max
+// are within the buckets of the true minimum and maximum, not those
+// values themselves. Observations appear at the next collection of any
+// reader, each exactly once for the MeterProvider, however many readers
+// it has.
+package robotsotel
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/robotsext/robotsext"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// ScopeName is the instrumentation scope of the instruments Register
+// creates: the name of the Meter it asks the MeterProvider for, which a
+// View can select them by.
+const ScopeName = "github.com/robotsext/robotsext/robotsotel"
+
+// Register creates the instruments of ext's counters, gauges and
+// histograms (see the package documentation for the list) on a Meter of
+// mp, and a callback reading ext.Stats that the SDK runs at each
+// collection. Register once per Extension, MeterProvider and attrs: a
+// second registration would report every value twice; Unregister the
+// Registration returned to stop reporting ext (the instruments stay, as
+// the API cannot remove them, but get no more measurements).
+//
+//	reader := sdkmetric.NewPeriodicReader(exporter)
+//	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+//	reg, err := robotsotel.Register(ext, mp)
+//
+// attrs, if any, are added to every data point: to report the Extensions
+// of several crawls through one MeterProvider, whose instruments are the
+// same, register each with an attribute telling them apart, such as
+// attribute.String("crawl", name). Register returns an error if ext or mp
+// is nil, or if mp refuses an instrument or the callback.
+func Register(ext *robotsext.Extension, mp metric.MeterProvider, attrs ...attribute.KeyValue) (metric.Registration, error) {
+	if ext == nil || mp == nil {
+		return nil, errors.New("robotsotel: Register needs an Extension and a MeterProvider")
+	}
+	o, err := newObserver(ext, mp.Meter(ScopeName), attrs)
+	if err != nil {
+		return nil, err
+	}
+	return o.meter.RegisterCallback(o.observe, o.observables...)
+}
+
+// observer holds the instruments of one Extension and the attribute
+// options of their data points, all made by newObserver and only read
+// afterwards; the histograms' feeds have locks of their own.
+type observer struct {
+	ext         *robotsext.Extension
+	meter       metric.Meter
+	attrs       []attribute.KeyValue   // added to every data point
+	base        []metric.ObserveOption // attrs alone
+	scalars     []scalar               // the instruments without attributes
+	observables []metric.Observable    // every observable instrument, for RegisterCallback
+
+	fetches, allowed, blocked, holdEnded metric.Int64ObservableCounter
+	checks                               metric.Int64ObservableCounter
+	outcomes                             [][]metric.ObserveOption // robotsext.outcome, indexed by Outcome
+	reasons                              []reasonAttr             // robotsext.reason, indexed by Reason
+	released, gaveUp                     []metric.ObserveOption
+
+	paceWait, fetchDuration *feed
+}
+
+// scalar is an observable instrument without attributes read from one
+// field of Stats.
+type scalar struct {
+	inst  metric.Int64Observable
+	value func(*robotsext.Stats) int64
+}
+
+// reasonAttr is the robotsext.reason attribute of one Reason, and which
+// of robotsext.allowed and robotsext.blocked report it from the start.
+type reasonAttr struct {
+	opts           []metric.ObserveOption
+	allows, blocks bool
+}
+
+// newObserver creates ext's instruments on meter; attrs are added to
+// every data point.
+func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute.KeyValue) (*observer, error) {
+	o := &observer{ext: ext, meter: meter, attrs: slices.Clone(attrs)}
+	baseSet := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	o.base = []metric.ObserveOption{baseSet}
+	var errs []error
+	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
+		inst, err := meter.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		o.observables = append(o.observables, inst)
+		return inst
+	}
+	scalarCounter := func(name, unit, desc string, value func(*robotsext.Stats) uint64) {
+		o.scalars = append(o.scalars, scalar{counter(name, unit, desc),
+			func(s *robotsext.Stats) int64 { return int64(value(s)) }})
+	}
+	upDown := func(name, unit, desc string, value func(*robotsext.Stats) int64) {
+		inst, err := meter.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		o.observables = append(o.observables, inst)
+		o.scalars = append(o.scalars, scalar{inst, value})
+	}
+	gauge := func(name, unit, desc string, value func(*robotsext.Stats) int64) {
+		inst, err := meter.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		o.observables = append(o.observables, inst)
+		o.scalars = append(o.scalars, scalar{inst, value})
+	}
+	// The Extension's bounds, the same for both histograms, as the
+	// instruments' advised boundaries.
+	var bounds []float64
+	for _, b := range ext.Stats().PaceWaits.Bounds {
+		bounds = append(bounds, b.Seconds())
+	}
+	histogram := func(name, desc string) *feed {
+		h, err := meter.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc),
+			metric.WithExplicitBucketBoundaries(bounds...))
+		errs = append(errs, err)
+		return &feed{hist: h, opts: []metric.RecordOption{baseSet}}
+	}
+
+	o.fetches = counter("robotsext.robotstxt.fetches", "{fetch}",
+		"robots.txt fetches by outcome (ok, unavailable, unreachable, unauthorized), revalidations included.")
+	scalarCounter("robotsext.robotstxt.not_modified", "{fetch}",
+		"robots.txt revalidations answered 304 Not Modified (also counted in robotsext.robotstxt.fetches as ok).",
+		func(s *robotsext.Stats) uint64 { return s.NotModified })
+	scalarCounter("robotsext.robotstxt.local_errors", "{fetch}",
+		"robots.txt fetches that failed because of this machine (no file descriptors, fetch slot wait ended), after their retries.",
+		func(s *robotsext.Stats) uint64 { return s.LocalErrors })
+	o.fetchDuration = histogram("robotsext.robotstxt.fetch.duration",
+		"Duration of the robots.txt fetches of this process, answer or failure.")
+
+	o.checks = counter("robotsext.checks", "{request}",
+		"Requests and redirect hops robots.txt decided: robotsext.allowed plus robotsext.blocked.")
+	o.allowed = counter("robotsext.allowed", "{request}",
+		"Requests and redirect hops robots.txt let through, by reason.")
+	o.blocked = counter("robotsext.blocked", "{request}",
+		"Requests and redirect hops robots.txt refused, by reason; in shadow mode they went out all the same.")
+	scalarCounter("robotsext.shadowed", "{request}",
+		"Requests robots.txt refused that shadow mode let through.",
+		func(s *robotsext.Stats) uint64 { return s.Shadowed })
+	scalarCounter("robotsext.redirects.blocked", "{redirect}",
+		"Redirect hops robots.txt refused (also counted in robotsext.blocked).",
+		func(s *robotsext.Stats) uint64 { return s.RedirectsBlocked })
+	scalarCounter("robotsext.redirects.deferred", "{redirect}",
+		"Redirect hops to paced hosts re-issued as requests of their own.",
+		func(s *robotsext.Stats) uint64 { return s.RedirectsDeferred })
+	scalarCounter("robotsext.retries.dropped", "{request}",
+		"Requests dropped because the redirect hop they would lead to was already re-issued.",
+		func(s *robotsext.Stats) uint64 { return s.RetriesDropped })
+	scalarCounter("robotsext.cancelled", "{request}",
+		"Requests passed on undecided because the collector's context ended while robots.txt was being fetched.",
+		func(s *robotsext.Stats) uint64 { return s.Cancelled })
+	scalarCounter("robotsext.crawl_delays.clamped", "{crawl_delay}",
+		"Crawl-delay values above the maximum that were clamped to it.",
+		func(s *robotsext.Stats) uint64 { return s.CrawlDelaysClamped })
+	o.paceWait = histogram("robotsext.pace.wait",
+		"How long requests to hosts with a Crawl-delay waited for their turn.")
+
+	scalarCounter("robotsext.cache.hits", "{request}",
+		"Decisions made from a fresh cached robots.txt.",
+		func(s *robotsext.Stats) uint64 { return s.CacheHits })
+	scalarCounter("robotsext.cache.misses", "{request}",
+		"Decisions that fetched robots.txt or waited for its fetch.",
+		func(s *robotsext.Stats) uint64 { return s.CacheMisses })
+	scalarCounter("robotsext.cache.stale_served", "{request}",
+		"Decisions made from a last good robots.txt while its origin was unreachable.",
+		func(s *robotsext.Stats) uint64 { return s.StaleServed })
+	scalarCounter("robotsext.cache.evictions", "{origin}",
+		"Origins the robots.txt cache dropped to stay within its size and memory bounds.",
+		func(s *robotsext.Stats) uint64 { return s.Evictions })
+	upDown("robotsext.cache.origins", "{origin}",
+		"Origins whose robots.txt is cached now.",
+		func(s *robotsext.Stats) int64 { return int64(s.Origins) })
+	upDown("robotsext.cache.memory.usage", "By",
+		"Estimated memory the cached robots.txt policies retain now.",
+		func(s *robotsext.Stats) int64 { return s.CacheBytes })
+
+	scalarCounter("robotsext.backend.errors", "{error}",
+		"Failed Backend calls; each was answered locally.",
+		func(s *robotsext.Stats) uint64 { return s.BackendErrors })
+	scalarCounter("robotsext.backend.anomalies", "{anomaly}",
+		"Backend answers that cannot be right (a pace wait too long, a stored pace unreadable or in the future), replaced.",
+		func(s *robotsext.Stats) uint64 { return s.BackendAnomalies })
+	gauge("robotsext.backend.fallback", "1",
+		"1 while a Backend call failed recently and the Extension fetches and paces locally, else 0.",
+		func(s *robotsext.Stats) int64 {
+			if s.Fallback {
+				return 1
+			}
+			return 0
+		})
+
+	upDown("robotsext.hold.requests", "{request}",
+		"Requests held now because robots.txt could not be had (WithDeferUnreachable).",
+		func(s *robotsext.Stats) int64 { return s.HeldNow })
+	scalarCounter("robotsext.hold.entered", "{request}",
+		"Requests held because robots.txt could not be had (WithDeferUnreachable).",
+		func(s *robotsext.Stats) uint64 { return s.Held })
+	o.holdEnded = counter("robotsext.hold.ended", "{request}",
+		"How held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused when the bound was reached).")
+	scalarCounter("robotsext.hold.full", "{request}",
+		"Requests refused at once because MaxHeld requests were already held.",
+		func(s *robotsext.Stats) uint64 { return s.HoldFull })
+
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+
+	attr := func(key, value string) []metric.ObserveOption {
+		return []metric.ObserveOption{o.with(attribute.String(key, value))}
+	}
+	for _, label := range outcomeLabels() {
+		o.outcomes = append(o.outcomes, attr("robotsext.outcome", label))
+	}
+	for r := range knownReasons() {
+		label, allows, blocks := reasonInfo(robotsext.Reason(r))
+		o.reasons = append(o.reasons, reasonAttr{attr("robotsext.reason", label), allows, blocks})
+	}
+	o.released = attr("robotsext.hold.result", "released")
+	o.gaveUp = attr("robotsext.hold.result", "gave_up")
+	return o, nil
+}
+
+// observe is the callback: it observes one Extension.Stats snapshot and
+// feeds the histograms with what was observed since the last collection.
+func (o *observer) observe(ctx context.Context, obs metric.Observer) error {
+	s := o.ext.Stats()
+	for _, sc := range o.scalars {
+		obs.ObserveInt64(sc.inst, sc.value(&s), o.base...)
+	}
+	for i, opts := range o.outcomes {
+		obs.ObserveInt64(o.fetches, int64(s.Fetches[robotsext.Outcome(i)]), opts...)
+	}
+	var checks uint64
+	for _, n := range s.Allowed {
+		checks += n
+	}
+	for _, n := range s.Blocked {
+		checks += n
+	}
+	obs.ObserveInt64(o.checks, int64(checks), o.base...)
+	o.observeReasons(obs, o.allowed, s.Allowed, false)
+	o.observeReasons(obs, o.blocked, s.Blocked, true)
+	obs.ObserveInt64(o.holdEnded, int64(s.Released), o.released...)
+	obs.ObserveInt64(o.holdEnded, int64(s.GaveUp), o.gaveUp...)
+	o.paceWait.record(ctx, s.PaceWaits)
+	o.fetchDuration.record(ctx, s.FetchDurations)
+	return nil
+}
+
+// observeReasons observes one data point per reason counted, and a zero
+// one for each other reason the instrument can count (blocked tells
+// which).
+func (o *observer) observeReasons(obs metric.Observer, inst metric.Int64ObservableCounter, counts map[robotsext.Reason]uint64, blocked bool) {
+	for r, a := range o.reasons {
+		n, counted := counts[robotsext.Reason(r)]
+		if counted || (blocked && a.blocks) || (!blocked && a.allows) {
+			obs.ObserveInt64(inst, int64(n), a.opts...)
+		}
+	}
+	for r, n := range counts { // Reasons the root module has no String for yet.
+		if int(r) >= len(o.reasons) {
+			label, _, _ := reasonInfo(r)
+			obs.ObserveInt64(inst, int64(n), o.with(attribute.String("robotsext.reason", label)))
+		}
+	}
+}
+
+// with returns the option of the attributes kv and o.attrs.
+func (o *observer) with(kv attribute.KeyValue) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(append(o.attrs, kv)...))
+}
+
+// feed records the observations of one of the Extension's histograms
+// into a synchronous histogram, each once: it remembers how many of each
+// bucket it recorded, and the sum of the values it recorded.
+type feed struct {
+	hist metric.Float64Histogram
+	opts []metric.RecordOption // the attributes of every value, made once
+
+	mu   sync.Mutex // serializes collections by different readers
+	seen []uint64   // observations recorded so far, per bucket
+	sum  float64    // sum of the values recorded so far, in seconds
+}
+
+// record records the observations h has that f has not recorded yet.
+func (f *feed) record(ctx context.Context, h robotsext.Histogram) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.seen) != len(h.Counts) {
+		if f.seen != nil {
+			return // the Extension's buckets changed: they never do
+		}
+		f.seen = make([]uint64, len(h.Counts))
+	}
+	fresh := make([]uint64, len(h.Counts))
+	news := false
+	for i, n := range h.Counts {
+		if n > f.seen[i] {
+			fresh[i] = n - f.seen[i]
+			news = true
+		}
+	}
+	if !news {
+		return
+	}
+	values := spread(h.Bounds, fresh, h.Sum.Seconds()-f.sum)
+	for i, n := range fresh {
+		for range n {
+			f.hist.Record(ctx, values[i], f.opts...)
+			f.sum += values[i]
+		}
+	}
+	copy(f.seen, h.Counts)
+}
+
+// spread returns, for each bucket i that n has observations in, one value
+// in it (above bounds[i-1] and at most bounds[i], in seconds; the bucket
+// past the last bound has no upper bound) such that n[i] times value i,
+// summed over the buckets, is sum, or as near as the buckets allow. Each
+// value is at the same fraction of its bucket's width; what the finite
+// buckets cannot hold goes to the last one.
+func spread(bounds []time.Duration, n []uint64, sum float64) []float64 {
+	lower := func(i int) float64 {
+		if i == 0 {
+			return 0
+		}
+		return bounds[i-1].Seconds()
+	}
+	var base, room float64 // the least sum the buckets allow, and what more the finite ones can hold
+	for i, k := range n {
+		if k == 0 {
+			continue
+		}
+		base += float64(k) * lower(i)
+		if i < len(bounds) {
+			room += float64(k) * (bounds[i].Seconds() - lower(i))
+		}
+	}
+	extra := max(sum-base, 0)
+	t := 1.0 // the fraction of each finite bucket's width
+	if room > 0 {
+		t = min(extra/room, 1)
+	}
+	values := make([]float64, len(n))
+	for i, k := range n {
+		if k == 0 {
+			continue
+		}
+		lo := lower(i)
+		var v float64
+		if i < len(bounds) {
+			hi := bounds[i].Seconds()
+			v = min(lo+t*(hi-lo), hi)
+		} else {
+			v = lo + max(extra-t*room, 0)/float64(k)
+		}
+		if i > 0 && v <= lo { // a value at the lower bound belongs to the bucket below
+			v = math.Nextafter(lo, math.Inf(1))
+		}
+		values[i] = v
+	}
+	return values
+}
