@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"context"
+	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"net/url"
 	"regexp"
@@ -35,7 +36,7 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // The gate adds a small margin (gateMargin) for the time between the gate
 // and the wire, which Colly gives no hook to observe.
 //
-// With a Backend that is a Starter (MemoryBackend and redisbackend are),
+// With a Backend that is a Starter (backend.Memory and redisbackend are),
 // the fleet's pace is kept there, by the backend's clock: the OnRequest
 // hook asks it for a start and waits, outside Colly's parallelism slots,
 // until one is granted; the gate confirms the start right before the wire
@@ -63,11 +64,11 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // entries forget spared for at most a minute (see forgetGrace). A pacer is
 // safe for concurrent use; it starts no goroutines.
 type pacer struct {
-	max     time.Duration // cap on delays; set by newPacer, read-only after
-	logger  *slog.Logger  // receives one warning per clamped host; never nil
-	backend Backend       // books slots fleet-wide; nil: locally
-	starter Starter       // backend as a Starter, nil when it is not one (fleetpace.go)
-	onErr   func(error)   // told of each failed backend call; may be nil
+	max     time.Duration   // cap on delays; set by newPacer, read-only after
+	logger  *slog.Logger    // receives one warning per clamped host; never nil
+	backend backend.Backend // books slots fleet-wide; nil: locally
+	starter backend.Starter // backend as a Starter, nil when it is not one (fleetpace.go)
+	onErr   func(error)     // told of each failed backend call; may be nil
 	// backendUp reports whether the backend may be tried now (nil:
 	// always); while it says no, slots are booked locally.
 	backendUp func() bool
@@ -121,14 +122,6 @@ type hostPace struct {
 	acq           chan struct{} // capacity 1: held by the request asking a Starter (fleetpace.go)
 	waiting       int           // requests waiting in the OnRequest hook for their turn
 	anomalyWarned bool          // a backend anomaly was logged for this host
-}
-
-// FleetSizer is implemented by Backends that know how many workers share
-// them. While such a Backend fails, each worker paces a host locally at
-// its Crawl-delay times the last fleet size it reported, so that the
-// fleet together stays within the delay.
-type FleetSizer interface {
-	FleetSize() int
 }
 
 // forgetGrace is how recently loaded an entry must have been for forget to
@@ -432,7 +425,7 @@ func (pc *pacer) localFactor() time.Duration {
 // fleetSize is the number of workers sharing the backend as it last said,
 // at least 1.
 func (pc *pacer) fleetSize() int {
-	if fs, ok := pc.backend.(FleetSizer); ok && fs != nil {
+	if fs, ok := pc.backend.(backend.FleetSizer); ok && fs != nil {
 		return max(fs.FleetSize(), 1)
 	}
 	return 1

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // Attach a Clone: list pages on c, detail pages on the clone, one
@@ -51,7 +52,7 @@ func ExampleExtension_Attach() {
 	// robots.txt fetches: 1 allowed: 2
 }
 
-// Two Extensions sharing a MemoryBackend fetch robots.txt once between
+// Two Extensions sharing a backend.Memory fetch robots.txt once between
 // them. Worker processes share a Redis backend (the redisbackend module)
 // the same way.
 func ExampleWithBackend() {
@@ -64,25 +65,13 @@ func ExampleWithBackend() {
 	}))
 	defer site.Close()
 
-	shared := robotsext.NewMemoryBackend()
+	shared := backend.NewMemory()
 	a := robotsext.Apply(colly.NewCollector(), robotsext.WithBackend(shared))
 	b := robotsext.Apply(colly.NewCollector(), robotsext.WithBackend(shared))
 	va, _ := a.Check(site.URL + "/private/x")
 	vb, _ := b.Check(site.URL + "/public")
 	fmt.Println(va.Allowed, vb.Allowed, "fetches:", robotsFetches.Load())
 	// Output: false true fetches: 1
-}
-
-// NewMemoryBackend's Reserve books request starts per host; each booking
-// starts at least the delay after the previous one.
-func ExampleNewMemoryBackend() {
-	b := robotsext.NewMemoryBackend()
-	ctx := context.Background()
-	w1, _ := b.Reserve(ctx, "example.com", time.Second)
-	w2, _ := b.Reserve(ctx, "example.com", time.Second)
-	w3, _ := b.Reserve(ctx, "other.example", time.Second)
-	fmt.Println(w1 == 0, w2 > 900*time.Millisecond, w3 == 0)
-	// Output: true true true
 }
 
 // WithCacheMemory and WithCacheSize bound the cache; Stats reports what

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"net/http"
 	"net/url"
 	"os"
@@ -92,10 +93,10 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.backendUp = e.backendUp
 	e.pacer.recovering = e.backendRecovering
 	e.pacer.observe = e.stats.paceWaits.observe
-	if s, ok := cfg.backend.(Starter); ok && s != nil {
+	if s, ok := cfg.backend.(backend.Starter); ok && s != nil {
 		e.pacer.starter = s
 	}
-	if f, ok := cfg.backend.(Forgetter); ok && f != nil {
+	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
 		e.purging = true
 	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)

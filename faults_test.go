@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"net"
 	"net/http"
@@ -36,7 +37,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		opts func() []Option
 	}{
 		{"no backend", func() []Option { return nil }},
-		{"MemoryBackend", func() []Option { return []Option{WithBackend(NewMemoryBackend())} }},
+		{"MemoryBackend", func() []Option { return []Option{WithBackend(backend.NewMemory())} }},
 	}
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 // starterFunc is a Backend whose Start answers with fn; the rest is a
 // MemoryBackend's.
 type starterFunc struct {
-	*MemoryBackend
+	*backend.Memory
 	fn func(host, token string, delay time.Duration) (time.Duration, bool, error)
 }
 
@@ -150,7 +151,7 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 			s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.1\n"))
 			c, client := accCollector(t, "AcmeBot/2.1")
 			var calls sync.Map
-			b := starterFunc{NewMemoryBackend(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+			b := starterFunc{backend.NewMemory(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
 				if delay == 0 { // the robots.txt request's mark
 					return 0, false, nil
 				}
@@ -198,7 +199,7 @@ func TestBackendFailurePacedFromLatestStart(t *testing.T) {
 	c, client := accCollector(t, "AcmeBot/2.1")
 	var mu sync.Mutex
 	n := 0
-	b := &fleetOf3{starterFunc{NewMemoryBackend(), nil}}
+	b := &fleetOf3{starterFunc{backend.NewMemory(), nil}}
 	b.fn = func(host, token string, delay time.Duration) (time.Duration, bool, error) {
 		mu.Lock()
 		defer mu.Unlock()

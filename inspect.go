@@ -8,6 +8,7 @@ package robotsext
 import (
 	"context"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"sync/atomic"
 	"time"
 )
@@ -96,7 +97,7 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 		return fmt.Errorf("%w: %s", err, rawURL)
 	}
 	e.cache.remove(o)
-	if f, ok := e.cfg.backend.(Forgetter); ok && f != nil {
+	if f, ok := e.cfg.backend.(backend.Forgetter); ok && f != nil {
 		if err := f.Forget(ctx, o.String()); err != nil {
 			return fmt.Errorf("robotsext: forget %s in the backend: %w", o.String(), err)
 		}
@@ -113,7 +114,7 @@ type purgeWatch struct {
 // maybePurge starts a read of the purge log in the background when one is
 // due; only the caller that moves the due time on starts it.
 func (e *Extension) maybePurge(now time.Time) {
-	f, ok := e.cfg.backend.(Forgetter)
+	f, ok := e.cfg.backend.(backend.Forgetter)
 	if !ok || f == nil {
 		return
 	}
@@ -126,7 +127,7 @@ func (e *Extension) maybePurge(now time.Time) {
 
 // readPurges reads the purge log from the cursor and drops the origins
 // it names from the cache (all of them when the log was cut).
-func (e *Extension) readPurges(f Forgetter) {
+func (e *Extension) readPurges(f backend.Forgetter) {
 	ctx, cancel := context.WithTimeout(e.context(), purgePoll)
 	defer cancel()
 	cursor := ""

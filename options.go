@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -22,15 +23,15 @@ const (
 	MaxRedirects = 5
 	// MaxStale is how long a good robots.txt keeps being obeyed while its
 	// origin is unreachable (RFC 9309 §2.4).
-	MaxStale = 30 * 24 * time.Hour
+	MaxStale = backend.MaxStale
 
 	defaultTimeout          = 10 * time.Second
 	defaultCacheSize        = 4096
 	defaultCacheMemory      = 256 << 20
 	defaultFetchConcurrency = 32
-	minLifetime             = time.Minute // floor for max-age=0, no-cache and past Expires
-	minBackoff              = time.Minute // first retry of an unreachable origin
-	maxBackoff              = time.Hour   // cap of the doubling backoff and of Retry-After
+	minLifetime             = time.Minute        // floor for max-age=0, no-cache and past Expires
+	minBackoff              = time.Minute        // first retry of an unreachable origin
+	maxBackoff              = backend.MaxBackoff // cap of the doubling backoff and of Retry-After
 )
 
 // FailMode says what an unreachable robots.txt (5xx, 429, network error,
@@ -87,7 +88,7 @@ type config struct {
 	redirect         RedirectHandler // the user's redirect handler, run after ours
 	redirectSet      bool
 	now              func() time.Time // injectable clock
-	backend          Backend          // shared state; nil: the Extension's own
+	backend          backend.Backend  // shared state; nil: the Extension's own
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
@@ -327,11 +328,12 @@ func WithRedirectHandler(fn RedirectHandler) Option {
 // records (one fetch per origin for all the Extensions using b) and each
 // host's pace (one Crawl-delay for all of them together). Use it for
 // worker processes of one crawl (the redisbackend module) or for
-// Extensions of one process that cannot share an Attach. By default the
+// Extensions of one process that cannot share an Attach (backend.Memory;
+// the backend package defines the contract). By default the
 // state is the Extension's own, in memory. When b fails, robots.txt is
 // still obeyed: it is fetched and cached locally, and hosts are paced
 // locally until b answers again.
-func WithBackend(b Backend) Option {
+func WithBackend(b backend.Backend) Option {
 	return func(c *config) { c.backend = b }
 }
 

@@ -5,14 +5,18 @@ package robotsext
 // Robots: parsed policies). It applies the same stale-copy and backoff
 // rules as newEntry in cache.go.
 
-import "time"
+import (
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
 
 // answerOf is r as a Record keeps it; body is the raw robots.txt of an OK
 // answer (for a 304, the body of the copy it confirmed).
-func answerOf(r *Robots, body []byte) Answer {
-	a := Answer{
+func answerOf(r *Robots, body []byte) backend.Answer {
+	a := backend.Answer{
 		URL: r.URL, FinalURL: r.FinalURL, Redirects: r.Redirects, Status: r.Status,
-		Outcome: r.Outcome, Truncated: r.Truncated, NotModified: r.NotModified,
+		Outcome: uint8(r.Outcome), Truncated: r.Truncated, NotModified: r.NotModified,
 		FetchedAt: r.FetchedAt, Expires: r.Expires, RetryAfter: r.RetryAfter,
 		ETag: r.ETag, LastModified: r.LastModified,
 	}
@@ -26,20 +30,21 @@ func answerOf(r *Robots, body []byte) Answer {
 }
 
 // robotsOf rebuilds a Robots from a stored answer, parsing its body.
-func robotsOf(a *Answer) *Robots {
+func robotsOf(a *backend.Answer) *Robots {
+	outcome := Outcome(a.Outcome)
 	r := &Robots{
 		URL: a.URL, FinalURL: a.FinalURL, Redirects: a.Redirects, Status: a.Status,
-		Outcome: a.Outcome, Truncated: a.Truncated, NotModified: a.NotModified,
+		Outcome: outcome, Truncated: a.Truncated, NotModified: a.NotModified,
 		FetchedAt: a.FetchedAt, Expires: a.Expires, RetryAfter: a.RetryAfter,
 		ETag: a.ETag, LastModified: a.LastModified, Size: len(a.Body),
 	}
 	switch {
-	case a.Outcome == OutcomeUnreachable && (a.Status == 429 || a.Status >= 500 || (a.Status > 0 && a.Status < 200)):
+	case outcome == OutcomeUnreachable && (a.Status == 429 || a.Status >= 500 || (a.Status > 0 && a.Status < 200)):
 		r.Err = &StatusError{URL: a.URL, StatusCode: a.Status}
 	case a.Err != "":
-		r.Err = &storedError{msg: a.Err, unreachable: a.Outcome == OutcomeUnreachable}
+		r.Err = &storedError{msg: a.Err, unreachable: outcome == OutcomeUnreachable}
 	}
-	if a.Outcome == OutcomeOK {
+	if outcome == OutcomeOK {
 		r.Policy = ParsePolicy(a.Body)
 	}
 	return r
@@ -61,11 +66,11 @@ func (e *storedError) Is(target error) bool { return e.unreachable && target == 
 
 // goodAnswer returns the record's good answer (Latest when good, else
 // Good), or nil.
-func (rec *Record) goodAnswer() *Answer {
+func goodAnswer(rec *backend.Record) *backend.Answer {
 	if rec == nil {
 		return nil
 	}
-	if rec.Latest.Outcome == OutcomeOK {
+	if Outcome(rec.Latest.Outcome) == OutcomeOK {
 		return &rec.Latest
 	}
 	return rec.Good
@@ -74,13 +79,13 @@ func (rec *Record) goodAnswer() *Answer {
 // nextRecord combines a fetch with the record it replaces (nil if none),
 // as newEntry combines entries: a good copy confirmed within MaxStale keeps
 // deciding while the origin is unreachable.
-func nextRecord(prev *Record, r *Robots, body []byte) *Record {
+func nextRecord(prev *backend.Record, r *Robots, body []byte) *backend.Record {
 	if r.NotModified {
-		if g := prev.goodAnswer(); g != nil {
+		if g := goodAnswer(prev); g != nil {
 			body = g.Body
 		}
 	}
-	rec := &Record{Latest: answerOf(r, body), Expires: r.Expires}
+	rec := &backend.Record{Latest: answerOf(r, body), Expires: r.Expires}
 	switch r.Outcome {
 	case OutcomeOK:
 		rec.GoodAt = r.FetchedAt
@@ -88,7 +93,7 @@ func nextRecord(prev *Record, r *Robots, body []byte) *Record {
 		rec.Failures = 1
 		if prev != nil {
 			rec.Failures = prev.Failures + 1
-			if g := prev.goodAnswer(); g != nil && r.FetchedAt.Sub(prev.GoodAt) <= MaxStale {
+			if g := goodAnswer(prev); g != nil && r.FetchedAt.Sub(prev.GoodAt) <= MaxStale {
 				rec.Good, rec.GoodAt = g, prev.GoodAt
 				if end := prev.GoodAt.Add(MaxStale); end.Before(rec.Expires) {
 					rec.Expires = end
@@ -102,7 +107,7 @@ func nextRecord(prev *Record, r *Robots, body []byte) *Record {
 // entryOf builds the entry a record puts in force. latest, when not nil,
 // is the Robots the record's Latest was made from (with its policy already
 // parsed and its error intact); otherwise it is rebuilt from the record.
-func entryOf(o origin, rec *Record, latest *Robots) *entry {
+func entryOf(o origin, rec *backend.Record, latest *Robots) *entry {
 	if latest == nil {
 		latest = robotsOf(&rec.Latest)
 	}
@@ -120,6 +125,6 @@ func entryOf(o origin, rec *Record, latest *Robots) *entry {
 }
 
 // fresh reports whether rec may be used as it is at now.
-func (rec *Record) fresh(now time.Time) bool {
+func fresh(rec *backend.Record, now time.Time) bool {
 	return rec != nil && now.Before(rec.Expires)
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"time"
 )
 
@@ -138,14 +139,14 @@ func (e *Extension) refreshLocal(ctx context.Context, o origin, prev *entry) (*e
 // shared record, or fetches under the lease and shares the result, or
 // waits for the worker holding the lease. Backend failures are returned
 // wrapping errBackend.
-func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*entry, error) {
+func (e *Extension) refreshShared(ctx context.Context, b backend.Backend, o origin) (*entry, error) {
 	key := o.String()
 	for {
 		rec, err := b.Load(ctx, key)
 		if err != nil {
 			return nil, e.backendErr(ctx, "load", err)
 		}
-		if rec.fresh(e.cfg.now()) {
+		if fresh(rec, e.cfg.now()) {
 			en := entryOf(o, rec, nil)
 			e.install(ctx, en, nil, false)
 			return en, nil
@@ -158,7 +159,7 @@ func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*en
 			// Another worker may have stored a fresh record between our
 			// Load and our Lease: use it, and give the lease back by
 			// storing that record unchanged.
-			if cur, err := b.Load(ctx, key); err == nil && cur.fresh(e.cfg.now()) {
+			if cur, err := b.Load(ctx, key); err == nil && fresh(cur, e.cfg.now()) {
 				_ = b.Store(ctx, key, lease, cur)
 				en := entryOf(o, cur, nil)
 				e.install(ctx, en, nil, false)
@@ -175,7 +176,7 @@ func (e *Extension) refreshShared(ctx context.Context, b Backend, o origin) (*en
 // awaitRecord polls key's record while another worker holds the lease,
 // until a fresh record appears or the lease's remaining life (wait) has
 // passed, whichever is first.
-func (e *Extension) awaitRecord(ctx context.Context, b Backend, key string, wait time.Duration) error {
+func (e *Extension) awaitRecord(ctx context.Context, b backend.Backend, key string, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for poll := pollFirst; ; poll = min(poll*2, pollMax) {
 		left := time.Until(deadline)
@@ -189,7 +190,7 @@ func (e *Extension) awaitRecord(ctx context.Context, b Backend, key string, wait
 		if err != nil {
 			return e.backendErr(ctx, "load", err)
 		}
-		if rec.fresh(e.cfg.now()) {
+		if fresh(rec, e.cfg.now()) {
 			return nil
 		}
 	}
@@ -198,9 +199,9 @@ func (e *Extension) awaitRecord(ctx context.Context, b Backend, key string, wait
 // fetchShared fetches o's robots.txt under lease and stores the record.
 // The entry is installed locally even when the store is refused (the
 // lease was lost): this worker obeys what it fetched.
-func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *Record, lease Lease) (*entry, error) {
+func (e *Extension) fetchShared(ctx context.Context, b backend.Backend, o origin, prev *backend.Record, lease backend.Lease) (*entry, error) {
 	var good *Robots
-	if g := prev.goodAnswer(); g != nil {
+	if g := goodAnswer(prev); g != nil {
 		good = robotsOf(g)
 	}
 	failures := 1
@@ -217,7 +218,7 @@ func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *
 	rec := nextRecord(prev, r, r.Body)
 	r.Body = nil
 	if err := b.Store(ctx, o.String(), lease, rec); err != nil {
-		if errors.Is(err, ErrLeaseLost) {
+		if errors.Is(err, backend.ErrLeaseLost) {
 			e.cfg.logger.Debug("robotsext: robots.txt lease lost; keeping this fetch locally", "origin", o.String())
 		} else {
 			_ = e.backendErr(ctx, "store", err)
@@ -230,8 +231,8 @@ func (e *Extension) fetchShared(ctx context.Context, b Backend, o origin, prev *
 
 // leaseTTL is the life of a robots.txt lease taken from b: short when b
 // renews leases, else the whole fetch timeout and a margin.
-func (e *Extension) leaseTTL(b Backend) time.Duration {
-	if _, ok := b.(LeaseRenewer); ok {
+func (e *Extension) leaseTTL(b backend.Backend) time.Duration {
+	if _, ok := b.(backend.LeaseRenewer); ok {
 		return leaseShort
 	}
 	return e.cfg.timeout + leaseMargin
@@ -241,8 +242,8 @@ func (e *Extension) leaseTTL(b Backend) time.Duration {
 // stop is called, when b is a LeaseRenewer; otherwise it does nothing. A
 // renewal that fails is not retried: the lease then expires, and Store
 // tells whether another worker took it.
-func (e *Extension) renewWhileFetching(ctx context.Context, b Backend, key string, lease Lease) (stop func()) {
-	lr, ok := b.(LeaseRenewer)
+func (e *Extension) renewWhileFetching(ctx context.Context, b backend.Backend, key string, lease backend.Lease) (stop func()) {
+	lr, ok := b.(backend.LeaseRenewer)
 	if !ok {
 		return func() {}
 	}
@@ -260,7 +261,7 @@ func (e *Extension) renewWhileFetching(ctx context.Context, b Backend, key strin
 				return
 			case <-t.C:
 				if err := lr.Renew(ctx, key, lease, leaseShort); err != nil {
-					if !errors.Is(err, ErrLeaseLost) {
+					if !errors.Is(err, backend.ErrLeaseLost) {
 						_ = e.backendErr(ctx, "renew", err)
 					}
 					return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -55,7 +56,7 @@ func TestIssue10SharedMemoryBackend(t *testing.T) {
 	t.Run("shared", func(t *testing.T) {
 		t.Parallel()
 		s := newAccSite(t, accBody(accSharedRobots))
-		e1, e2 := accCrawlTwo(t, s, WithBackend(NewMemoryBackend()))
+		e1, e2 := accCrawlTwo(t, s, WithBackend(backend.NewMemory()))
 		if n := len(s.robotsHits()); n != 1 {
 			t.Errorf("robots.txt requested %d times, want 1 for both Extensions", n)
 		}
@@ -94,7 +95,7 @@ func TestIssue10SharedMemoryBackend(t *testing.T) {
 func TestIssue10SharedMemoryBackendGaps(t *testing.T) {
 	t.Parallel()
 	s := newAccSite(t, accBody(accSharedRobots))
-	accCrawlTwo(t, s, WithBackend(NewMemoryBackend()))
+	accCrawlTwo(t, s, WithBackend(backend.NewMemory()))
 	minGap, minSent := accCheckGaps(t, s.all(), accSharedDelay)
 	t.Logf("shared: smallest gap %v at the server, %v as sent (Crawl-delay %v)", minGap, minSent, accSharedDelay)
 }
@@ -105,7 +106,7 @@ func TestIssue10SharedMemoryBackendGaps(t *testing.T) {
 func TestIssue10AdoptedErrIsStatusError(t *testing.T) {
 	t.Parallel()
 	s := newAccSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
-	mb := NewMemoryBackend()
+	mb := backend.NewMemory()
 	fetcher := Apply(nil, WithUserAgent("AcmeBot"), WithBackend(mb), WithLogger(slog.New(slog.DiscardHandler)))
 	adopter := Apply(nil, WithUserAgent("AcmeBot"), WithBackend(mb), WithLogger(slog.New(slog.DiscardHandler)))
 	for i, e := range []*Extension{fetcher, adopter} {
@@ -127,17 +128,17 @@ type accFailingBackend struct{ calls atomic.Int64 }
 
 var errAccBackendDown = errors.New("acc: backend down")
 
-func (b *accFailingBackend) Load(context.Context, string) (*Record, error) {
+func (b *accFailingBackend) Load(context.Context, string) (*backend.Record, error) {
 	b.calls.Add(1)
 	return nil, errAccBackendDown
 }
 
-func (b *accFailingBackend) Lease(context.Context, string, time.Duration) (Lease, bool, time.Duration, error) {
+func (b *accFailingBackend) Lease(context.Context, string, time.Duration) (backend.Lease, bool, time.Duration, error) {
 	b.calls.Add(1)
-	return Lease{}, false, 0, errAccBackendDown
+	return backend.Lease{}, false, 0, errAccBackendDown
 }
 
-func (b *accFailingBackend) Store(context.Context, string, Lease, *Record) error {
+func (b *accFailingBackend) Store(context.Context, string, backend.Lease, *backend.Record) error {
 	b.calls.Add(1)
 	return errAccBackendDown
 }
@@ -214,8 +215,8 @@ func accVerdictText(v Verdict) string {
 func TestIssue10RecordRoundTrip(t *testing.T) {
 	t.Parallel()
 	clk := &clock{t: time.Now()} // the package's hand-moved test clock (extension_test.go)
-	mb := NewMemoryBackend()
-	mb.now = clk.Now
+	mb := backend.NewMemory()
+	mb.Now = clk.Now
 	s := newAccSite(t, accBody(accRoundTripRobots))
 	var exts [2]*Extension
 	for i := range exts {
@@ -305,7 +306,7 @@ func TestIssue10RecordRoundTrip(t *testing.T) {
 			t.Fatalf("%s: Load: %v, %v", tt.name, rec, err)
 		}
 		en := entryOf(originFor(t, s.URL), rec, nil)
-		if rec.Latest.Outcome != tt.outcome || en.stale != tt.stale || rec.Failures != tt.failures ||
+		if Outcome(rec.Latest.Outcome) != tt.outcome || en.stale != tt.stale || rec.Failures != tt.failures ||
 			(tt.stale && (rec.Good == nil || len(rec.Good.Body) == 0)) {
 			t.Errorf("%s: record outcome %v failures %d good %v; entry stale %v; want %v, %d, stale %v",
 				tt.name, rec.Latest.Outcome, rec.Failures, rec.Good != nil, en.stale, tt.outcome, tt.failures, tt.stale)
@@ -348,7 +349,7 @@ func TestIssue10NextRecordEntryOf(t *testing.T) {
 	t.Parallel()
 	o := originFor(t, "https://rt.example/")
 	key := o.String()
-	mb := NewMemoryBackend()
+	mb := backend.NewMemory()
 	ext := Apply(nil, WithUserAgent("AcmeBot"), WithLogger(slog.New(slog.DiscardHandler)))
 	body := []byte(accRoundTripRobots)
 	t0 := time.Now()
@@ -366,7 +367,7 @@ func TestIssue10NextRecordEntryOf(t *testing.T) {
 	unreachableAgain := &Robots{URL: o.robotsURL(), Status: 0, Outcome: OutcomeUnreachable, Err: errors.New("dial tcp: connection refused"),
 		FetchedAt: t4, Expires: t4.Add(time.Minute)}
 
-	var prevRec *Record
+	var prevRec *backend.Record
 	var prevEntry *entry
 	for _, step := range []struct {
 		name string

@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/robotsext/robotsext"
 )
 
 // ErrUnavailable is returned (wrapped) by every method while the circuit
@@ -37,7 +37,7 @@ const zeroMarkHold = time.Minute
 // its delay: a request that waited for that start may come back late.
 const paceMargin = time.Second
 
-// Backend is a robotsext.Backend over Redis (or Redis Cluster, or any
+// Backend is a backend.Backend over Redis (or Redis Cluster, or any
 // server speaking its protocol with Lua scripting), shared by every
 // worker process of a crawl. Make one with New and give it to each
 // Extension with robotsext.WithBackend; it is safe for concurrent use.
@@ -64,8 +64,8 @@ type Backend struct {
 // The Backend serves robotsext as its shared state, and tells it the
 // fleet's size for pacing while Redis is away.
 var (
-	_ robotsext.Backend    = (*Backend)(nil)
-	_ robotsext.FleetSizer = (*Backend)(nil)
+	_ backend.Backend    = (*Backend)(nil)
+	_ backend.FleetSizer = (*Backend)(nil)
 )
 
 // New returns a Backend storing its state through client under the
@@ -143,11 +143,11 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	return err
 }
 
-// Load implements robotsext.Backend. A record this package cannot read,
+// Load implements backend.Backend. A record this package cannot read,
 // because a later version wrote it or it is damaged, loads as none: the
 // caller takes the lease and fetches robots.txt again, replacing it.
 // Damaged records are counted in Stats.CorruptRecords.
-func (b *Backend) Load(ctx context.Context, origin string) (*robotsext.Record, error) {
+func (b *Backend) Load(ctx context.Context, origin string) (*backend.Record, error) {
 	key := b.keys.record(origin)
 	var raw []byte
 	err := b.do(ctx, "load", key, func(ctx context.Context) error {
@@ -171,12 +171,12 @@ func (b *Backend) Load(ctx context.Context, origin string) (*robotsext.Record, e
 	return rec, nil
 }
 
-// Lease implements robotsext.Backend with SET NX PX in a script that, when
+// Lease implements backend.Backend with SET NX PX in a script that, when
 // the lease is held, returns the holder's PTTL as the wait in the same
 // round trip.
-func (b *Backend) Lease(ctx context.Context, origin string, ttl time.Duration) (robotsext.Lease, bool, time.Duration, error) {
+func (b *Backend) Lease(ctx context.Context, origin string, ttl time.Duration) (backend.Lease, bool, time.Duration, error) {
 	if ttl <= 0 {
-		return robotsext.Lease{}, false, 0, fmt.Errorf("redisbackend: lease ttl %v must be positive", ttl)
+		return backend.Lease{}, false, 0, fmt.Errorf("redisbackend: lease ttl %v must be positive", ttl)
 	}
 	key := b.keys.lease(origin)
 	token := newToken()
@@ -187,18 +187,18 @@ func (b *Backend) Lease(ctx context.Context, origin string, ttl time.Duration) (
 		return err
 	})
 	if err != nil {
-		return robotsext.Lease{}, false, 0, err
+		return backend.Lease{}, false, 0, err
 	}
 	if waitMS > 0 {
-		return robotsext.Lease{}, false, time.Duration(waitMS) * time.Millisecond, nil
+		return backend.Lease{}, false, time.Duration(waitMS) * time.Millisecond, nil
 	}
-	return robotsext.Lease{Token: token}, true, 0, nil
+	return backend.Lease{Token: token}, true, 0, nil
 }
 
-// Store implements robotsext.Backend: one script checks the lease token,
+// Store implements backend.Backend: one script checks the lease token,
 // writes the record with a TTL reaching Record.KeepUntil (at least a
 // minute) and deletes the lease.
-func (b *Backend) Store(ctx context.Context, origin string, l robotsext.Lease, rec *robotsext.Record) error {
+func (b *Backend) Store(ctx context.Context, origin string, l backend.Lease, rec *backend.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ func (b *Backend) Store(ctx context.Context, origin string, l robotsext.Lease, r
 		return fmt.Errorf("redisbackend: Store of a nil record for %s", origin)
 	}
 	if l.Token == "" {
-		return fmt.Errorf("redisbackend: store %s: %w (empty token)", origin, robotsext.ErrLeaseLost)
+		return fmt.Errorf("redisbackend: store %s: %w (empty token)", origin, backend.ErrLeaseLost)
 	}
 	raw, err := encodeRecord(rec)
 	if err != nil {
@@ -224,12 +224,12 @@ func (b *Backend) Store(ctx context.Context, origin string, l robotsext.Lease, r
 		return err
 	}
 	if stored != 1 {
-		return fmt.Errorf("redisbackend: store %s: %w", origin, robotsext.ErrLeaseLost)
+		return fmt.Errorf("redisbackend: store %s: %w", origin, backend.ErrLeaseLost)
 	}
 	return nil
 }
 
-// Reserve implements robotsext.Backend with one script (GCRA with a burst
+// Reserve implements backend.Backend with one script (GCRA with a burst
 // of 1) timed by Redis's clock; see reserveScript. Delays are rounded up
 // to the microsecond, so a gap is never shortened. Within the recovery
 // grace after a failed call (WithRecoveryGrace), delays are multiplied by

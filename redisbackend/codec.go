@@ -15,10 +15,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"io"
 	"time"
-
-	"github.com/robotsext/robotsext"
 )
 
 // codecVersion is the first byte of every encoded record.
@@ -26,8 +25,9 @@ const codecVersion = 1
 
 // maxBody bounds the inflated size of a body a record may declare, so that
 // a corrupt or hostile record cannot make Load allocate without limit.
-// robotsext reads at most MaxBodySize bytes of a robots.txt.
-const maxBody = 4 * robotsext.MaxBodySize
+// robotsext reads at most robotsext.MaxBodySize (500 KiB) of a robots.txt;
+// this is four times that, and a test holds it there.
+const maxBody = 4 * 500 << 10
 
 // minDeflate is the body length below which deflating cannot pay off.
 const minDeflate = 64
@@ -58,7 +58,7 @@ const (
 var zeroMicros = time.Time{}.UnixMicro()
 
 // encodeRecord returns r's encoding.
-func encodeRecord(r *robotsext.Record) ([]byte, error) {
+func encodeRecord(r *backend.Record) ([]byte, error) {
 	size := 64 + len(r.Latest.Body)
 	if r.Good != nil {
 		size += len(r.Good.Body)
@@ -85,7 +85,7 @@ func encodeRecord(r *robotsext.Record) ([]byte, error) {
 	return b, nil
 }
 
-func appendAnswer(b []byte, a *robotsext.Answer) ([]byte, error) {
+func appendAnswer(b []byte, a *backend.Answer) ([]byte, error) {
 	var flags uint64
 	if a.Truncated {
 		flags |= ansTruncated
@@ -169,7 +169,7 @@ type decoder struct {
 }
 
 // decodeRecord parses an encoding made by encodeRecord.
-func decodeRecord(p []byte) (*robotsext.Record, error) {
+func decodeRecord(p []byte) (*backend.Record, error) {
 	if len(p) == 0 {
 		return nil, fmt.Errorf("%w: empty", errCorruptRecord)
 	}
@@ -177,11 +177,11 @@ func decodeRecord(p []byte) (*robotsext.Record, error) {
 		return nil, fmt.Errorf("%w %d", errUnknownVersion, p[0])
 	}
 	d := &decoder{b: p[1:]}
-	r := &robotsext.Record{}
+	r := &backend.Record{}
 	flags := d.uvarint()
 	d.answer(&r.Latest)
 	if flags&recGood != 0 {
-		r.Good = &robotsext.Answer{}
+		r.Good = &backend.Answer{}
 		d.answer(r.Good)
 	}
 	r.GoodAt = d.time()
@@ -243,7 +243,7 @@ func (d *decoder) time() time.Time {
 	return time.UnixMicro(v + zeroMicros)
 }
 
-func (d *decoder) answer(a *robotsext.Answer) {
+func (d *decoder) answer(a *backend.Answer) {
 	flags := d.uvarint()
 	a.Truncated = flags&ansTruncated != 0
 	a.NotModified = flags&ansNotModified != 0
@@ -254,7 +254,7 @@ func (d *decoder) answer(a *robotsext.Answer) {
 	}
 	a.Redirects = int(d.varint())
 	a.Status = int(d.varint())
-	a.Outcome = robotsext.Outcome(d.uvarint())
+	a.Outcome = uint8(d.uvarint())
 	a.Err = d.string()
 	if flags&ansBody != 0 {
 		size := d.uvarint()

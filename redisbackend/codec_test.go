@@ -3,11 +3,12 @@ package redisbackend
 import (
 	"bytes"
 	"errors"
+	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
-	"github.com/robotsext/robotsext/backendtest"
+	"github.com/robotsext/robotsext/backend/backendtest"
 )
 
 // TestCodecRoundTrip: every sample record of the contract decodes to
@@ -139,7 +140,7 @@ func FuzzDecodeRecord(f *testing.F) {
 func TestCodecNilAndEmptyBody(t *testing.T) {
 	t.Parallel()
 	for _, body := range [][]byte{nil, {}} {
-		rec := &robotsext.Record{Latest: robotsext.Answer{Body: body}, Good: &robotsext.Answer{Body: body}}
+		rec := &backend.Record{Latest: backend.Answer{Body: body}, Good: &backend.Answer{Body: body}}
 		raw, err := encodeRecord(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -178,5 +179,14 @@ func TestLoadUnreadableRecord(t *testing.T) {
 		if got := b.Stats().CorruptRecords; got != tc.corrupt {
 			t.Errorf("after %s: CorruptRecords %d; want %d", tc.origin, got, tc.corrupt)
 		}
+	}
+}
+
+// TestMaxBodyFollowsCore: the codec's bound on a body stays four times what
+// the Extension reads of a robots.txt, without the library importing it.
+func TestMaxBodyFollowsCore(t *testing.T) {
+	t.Parallel()
+	if maxBody != 4*robotsext.MaxBodySize {
+		t.Errorf("maxBody = %d, want 4 × robotsext.MaxBodySize = %d", maxBody, 4*robotsext.MaxBodySize)
 	}
 }

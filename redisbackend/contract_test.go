@@ -2,6 +2,7 @@ package redisbackend
 
 import (
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -9,8 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/robotsext/robotsext"
-	"github.com/robotsext/robotsext/backendtest"
+	"github.com/robotsext/robotsext/backend/backendtest"
 )
 
 // TestContractMiniredis runs the Backend contract against miniredis.
@@ -19,7 +19,7 @@ func TestContractMiniredis(t *testing.T) {
 	m := newMiniredis(t)
 	c := newClient(t, "tcp", m.Addr())
 	var n atomic.Int64
-	backendtest.Run(t, func(t *testing.T) robotsext.Backend {
+	backendtest.Run(t, func(t *testing.T) backend.Backend {
 		return New(c, WithPrefix(fmt.Sprintf("contract%d:", n.Add(1))))
 	})
 }
@@ -30,7 +30,7 @@ func TestContractRedis(t *testing.T) {
 	s := startRedisServer(t)
 	c := newClient(t, "unix", s.Sock)
 	var n atomic.Int64
-	backendtest.Run(t, func(t *testing.T) robotsext.Backend {
+	backendtest.Run(t, func(t *testing.T) backend.Backend {
 		return New(c, WithPrefix(fmt.Sprintf("contract%d:", n.Add(1))))
 	})
 }
@@ -57,7 +57,7 @@ func TestContractRedisCluster(t *testing.T) {
 	}
 
 	var n atomic.Int64
-	backendtest.Run(t, func(t *testing.T) robotsext.Backend {
+	backendtest.Run(t, func(t *testing.T) backend.Backend {
 		return New(c, WithPrefix(fmt.Sprintf("cluster%d:", n.Add(1))))
 	})
 }

@@ -75,7 +75,7 @@ func (f *fleet) init(id string) {
 // what the Extension's local fallback paces by (each worker waits delay
 // × FleetSize between its own requests to a host, so the fleet together
 // stays within the delay). It is at least 1, and 1 before the first
-// heartbeat or with the heartbeat off. robotsext.FleetSizer documents the
+// heartbeat or with the heartbeat off. backend.FleetSizer documents the
 // use.
 func (b *Backend) FleetSize() int {
 	return b.fleet.size()

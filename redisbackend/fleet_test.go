@@ -2,10 +2,9 @@ package redisbackend
 
 import (
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"testing"
 	"time"
-
-	"github.com/robotsext/robotsext"
 )
 
 // awaitFleet calls Reserve on every backend until each reports want.
@@ -176,10 +175,10 @@ func TestEveryKeyHasTTL(t *testing.T) {
 }
 
 // sampleRecordForTTL is a good record fetched now.
-func sampleRecordForTTL() *robotsext.Record {
+func sampleRecordForTTL() *backend.Record {
 	now := time.Now()
-	return &robotsext.Record{
-		Latest:  robotsext.Answer{URL: "https://ttl.example/robots.txt", Status: 200, Outcome: robotsext.OutcomeOK, Body: []byte("User-agent: *\nDisallow:\n"), FetchedAt: now},
+	return &backend.Record{
+		Latest:  backend.Answer{URL: "https://ttl.example/robots.txt", Status: 200, Outcome: backend.OutcomeOK, Body: []byte("User-agent: *\nDisallow:\n"), FetchedAt: now},
 		GoodAt:  now,
 		Expires: now.Add(24 * time.Hour),
 	}

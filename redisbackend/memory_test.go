@@ -2,6 +2,7 @@ package redisbackend
 
 import (
 	"fmt"
+	"github.com/robotsext/robotsext/backend"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/robotsext/robotsext"
-	"github.com/robotsext/robotsext/backendtest"
+	"github.com/robotsext/robotsext/backend/backendtest"
 )
 
 // typicalRobots is a robots.txt of the common kind: a few groups, a
@@ -42,11 +43,11 @@ Sitemap: https://www.example.com/news-sitemap.xml
 `
 
 // recordOf returns the record a fetch of body from origin stores.
-func recordOf(origin string, body []byte, now time.Time) *robotsext.Record {
-	return &robotsext.Record{
-		Latest: robotsext.Answer{
+func recordOf(origin string, body []byte, now time.Time) *backend.Record {
+	return &backend.Record{
+		Latest: backend.Answer{
 			URL: origin + "/robots.txt", FinalURL: origin + "/robots.txt", Status: 200,
-			Outcome: robotsext.OutcomeOK, Body: body, FetchedAt: now, Expires: now.Add(24 * time.Hour),
+			Outcome: backend.OutcomeOK, Body: body, FetchedAt: now, Expires: now.Add(24 * time.Hour),
 			ETag: `"6d2-5f3a8c1e"`, LastModified: "Mon, 02 Jun 2025 10:00:00 GMT",
 		},
 		GoodAt:  now,

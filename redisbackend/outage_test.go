@@ -9,11 +9,10 @@ package redisbackend
 import (
 	"context"
 	"errors"
+	"github.com/robotsext/robotsext/backend"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/robotsext/robotsext"
 )
 
 // outageOptions make the breaker quick to open and to probe.
@@ -116,7 +115,7 @@ func TestOutageRedisKilled(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Lease after the restart = %v, %v", ok, err)
 	}
-	if err := b.Store(t.Context(), origin, l, &robotsext.Record{Expires: time.Now().Add(time.Hour)}); err != nil {
+	if err := b.Store(t.Context(), origin, l, &backend.Record{Expires: time.Now().Add(time.Hour)}); err != nil {
 		t.Fatalf("Store after the restart: %v", err)
 	}
 }

@@ -1,8 +1,8 @@
-// Package backendtest is the contract every robotsext.Backend must pass.
+// Package backendtest is the contract every backend.Backend must pass.
 // A backend's own tests call Run with a constructor:
 //
 //	func TestContract(t *testing.T) {
-//		backendtest.Run(t, func(t *testing.T) robotsext.Backend {
+//		backendtest.Run(t, func(t *testing.T) backend.Backend {
 //			return mybackend.New(...) // fresh, or at least with a fresh key space
 //		})
 //	}
@@ -28,18 +28,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // Run runs the Backend contract as subtests of t. newBackend is called once
 // per subtest and must return a backend that shares no state with those of
 // other subtests (a fresh instance, or one with a key prefix of its own);
 // it may register cleanups on the t it is given.
-func Run(t *testing.T, newBackend func(t *testing.T) robotsext.Backend) {
+func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, b robotsext.Backend)
+		fn   func(t *testing.T, b backend.Backend)
 	}{
 		{"LoadUnknown", testLoadUnknown},
 		{"LeaseExclusive", testLeaseExclusive},
@@ -82,7 +82,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // testLoadUnknown: an origin nothing was stored for loads as nil, nil.
-func testLoadUnknown(t *testing.T, b robotsext.Backend) {
+func testLoadUnknown(t *testing.T, b backend.Backend) {
 	for _, origin := range []string{"https://unknown.example", "http://unknown.example", "https://unknown.example:8443"} {
 		rec, err := b.Load(ctx(t), origin)
 		if err != nil || rec != nil {
@@ -92,7 +92,7 @@ func testLoadUnknown(t *testing.T, b robotsext.Backend) {
 }
 
 // mustLease takes origin's lease for ttl and fails t when it is not granted.
-func mustLease(t *testing.T, b robotsext.Backend, origin string, ttl time.Duration) robotsext.Lease {
+func mustLease(t *testing.T, b backend.Backend, origin string, ttl time.Duration) backend.Lease {
 	t.Helper()
 	l, ok, wait, err := b.Lease(ctx(t), origin, ttl)
 	if err != nil || !ok {
@@ -105,7 +105,7 @@ func mustLease(t *testing.T, b robotsext.Backend, origin string, ttl time.Durati
 }
 
 // mustStore stores rec under l and fails t on an error.
-func mustStore(t *testing.T, b robotsext.Backend, origin string, l robotsext.Lease, rec *robotsext.Record) {
+func mustStore(t *testing.T, b backend.Backend, origin string, l backend.Lease, rec *backend.Record) {
 	t.Helper()
 	if err := b.Store(ctx(t), origin, l, rec); err != nil {
 		t.Fatalf("Store(%q) with the held lease: %v", origin, err)
@@ -113,7 +113,7 @@ func mustStore(t *testing.T, b robotsext.Backend, origin string, l robotsext.Lea
 }
 
 // mustLoad loads origin's record and fails t on an error.
-func mustLoad(t *testing.T, b robotsext.Backend, origin string) *robotsext.Record {
+func mustLoad(t *testing.T, b backend.Backend, origin string) *backend.Record {
 	t.Helper()
 	rec, err := b.Load(ctx(t), origin)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // paceDelay is the Crawl-delay of the Reserve checks: long enough that no
@@ -23,7 +23,7 @@ const paceDelay = time.Hour
 // reserveSeq calls Reserve once per delay in order and returns the waits,
 // and how long the calls took altogether (the slack any two waits can
 // differ by beyond the gap between their bookings).
-func reserveSeq(t *testing.T, b robotsext.Backend, host string, delays ...time.Duration) ([]time.Duration, time.Duration) {
+func reserveSeq(t *testing.T, b backend.Backend, host string, delays ...time.Duration) ([]time.Duration, time.Duration) {
 	t.Helper()
 	waits := make([]time.Duration, len(delays))
 	start := time.Now()
@@ -52,7 +52,7 @@ func checkWaits(t *testing.T, what string, waits, want []time.Duration, slack ti
 
 // testReserveFreshHost: a host never booked starts at once, whatever its
 // delay.
-func testReserveFreshHost(t *testing.T, b robotsext.Backend) {
+func testReserveFreshHost(t *testing.T, b backend.Backend) {
 	for _, d := range []time.Duration{0, time.Millisecond, time.Second, paceDelay} {
 		host := "fresh-" + d.String() + ".example"
 		waits, _ := reserveSeq(t, b, host, d)
@@ -64,7 +64,7 @@ func testReserveFreshHost(t *testing.T, b robotsext.Backend) {
 
 // testReserveSequential: successive bookings are one delay apart, each
 // after the latest booked start, not after now.
-func testReserveSequential(t *testing.T, b robotsext.Backend) {
+func testReserveSequential(t *testing.T, b backend.Backend) {
 	waits, slack := reserveSeq(t, b, "seq.example", paceDelay, paceDelay, paceDelay, paceDelay)
 	checkWaits(t, "four bookings", waits, []time.Duration{0, paceDelay, 2 * paceDelay, 3 * paceDelay}, slack)
 
@@ -76,7 +76,7 @@ func testReserveSequential(t *testing.T, b robotsext.Backend) {
 
 // testReserveConcurrent: N concurrent bookings for one host are pairwise
 // at least a delay apart: no two callers get the same slot.
-func testReserveConcurrent(t *testing.T, b robotsext.Backend) {
+func testReserveConcurrent(t *testing.T, b backend.Backend) {
 	const n = 16
 	host := "concurrent.example"
 	waits := make([]time.Duration, n)
@@ -115,7 +115,7 @@ func testReserveConcurrent(t *testing.T, b robotsext.Backend) {
 // books counts for the next delayed request. What a delay of 0 leaves on
 // a host without a pace is left to the backend: MemoryBackend keeps
 // nothing, redisbackend keeps a mark the next delay counts from.
-func testReserveZeroDelay(t *testing.T, b robotsext.Backend) {
+func testReserveZeroDelay(t *testing.T, b backend.Backend) {
 	tests := []struct {
 		name   string
 		delays []time.Duration
@@ -139,7 +139,7 @@ func testReserveZeroDelay(t *testing.T, b robotsext.Backend) {
 
 // testReserveHostsIndependent: one host's bookings never delay another's,
 // including hosts that differ only by port.
-func testReserveHostsIndependent(t *testing.T, b robotsext.Backend) {
+func testReserveHostsIndependent(t *testing.T, b backend.Backend) {
 	hosts := []string{"a.example", "b.example", "a.example:8080", "a.example:8443", "sub.a.example"}
 	for _, h := range hosts {
 		waits, slack := reserveSeq(t, b, h, paceDelay, paceDelay)

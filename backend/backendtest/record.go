@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // TimePrecision is the precision a Backend must keep times with; Diff
@@ -26,18 +26,18 @@ const TimePrecision = time.Millisecond
 // non-UTC locations, empty and non-ASCII strings. Every record's KeepUntil
 // is at least a day after now, so no backend may forget it during a test.
 // The map is new on each call; callers may modify it.
-func Records(now time.Time) map[string]*robotsext.Record {
+func Records(now time.Time) map[string]*backend.Record {
 	zone := time.FixedZone("UTC+5:30", 5*3600+1800)
 	fetched := now.Add(-3*time.Hour - 123456789*time.Nanosecond).In(zone)
 	expires := now.Add(21*time.Hour + 987654321*time.Nanosecond)
 	body := []byte("User-agent: *\nDisallow: /private\nAllow: /private/ok\nCrawl-delay: 2\nSitemap: https://full.example/sitemap.xml\n")
 
-	full := robotsext.Answer{
+	full := backend.Answer{
 		URL:          "https://full.example/robots.txt",
 		FinalURL:     "https://www.full.example/robots.txt",
 		Redirects:    2,
 		Status:       200,
-		Outcome:      robotsext.OutcomeOK,
+		Outcome:      backend.OutcomeOK,
 		Body:         body,
 		Truncated:    true,
 		NotModified:  true,
@@ -47,20 +47,20 @@ func Records(now time.Time) map[string]*robotsext.Record {
 		ETag:         `W/"5f3a-ü"`,
 		LastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
 	}
-	unreachable := robotsext.Answer{
+	unreachable := backend.Answer{
 		URL:        "https://full.example/robots.txt",
 		FinalURL:   "https://full.example/robots.txt",
 		Status:     503,
-		Outcome:    robotsext.OutcomeUnreachable,
+		Outcome:    backend.OutcomeUnreachable,
 		Err:        "robotsext: robots.txt answered 503 Service Unavailable — retry later",
 		FetchedAt:  now.Add(-time.Minute),
 		Expires:    now.Add(2 * time.Minute),
 		RetryAfter: 2 * time.Minute,
 	}
 
-	return map[string]*robotsext.Record{
+	return map[string]*backend.Record{
 		"minimal": {
-			Latest:  robotsext.Answer{Outcome: robotsext.OutcomeUnavailable, Status: 404},
+			Latest:  backend.Answer{Outcome: backend.OutcomeUnavailable, Status: 404},
 			Expires: now.Add(25 * time.Hour),
 		},
 		"ok": {
@@ -76,26 +76,26 @@ func Records(now time.Time) map[string]*robotsext.Record {
 			Expires:  now.Add(2 * time.Minute),
 		},
 		"empty body": {
-			Latest:  robotsext.Answer{URL: "http://empty.example/robots.txt", Status: 200, Outcome: robotsext.OutcomeOK, Body: []byte{}, FetchedAt: now},
+			Latest:  backend.Answer{URL: "http://empty.example/robots.txt", Status: 200, Outcome: backend.OutcomeOK, Body: []byte{}, FetchedAt: now},
 			GoodAt:  now,
 			Expires: now.Add(25 * time.Hour),
 		},
 		"nil body": {
-			Latest:  robotsext.Answer{URL: "http://nil.example/robots.txt", Status: 200, Outcome: robotsext.OutcomeOK, FetchedAt: now},
+			Latest:  backend.Answer{URL: "http://nil.example/robots.txt", Status: 200, Outcome: backend.OutcomeOK, FetchedAt: now},
 			GoodAt:  now,
 			Expires: now.Add(25 * time.Hour),
 		},
 		"unauthorized, no times": {
-			Latest:  robotsext.Answer{URL: "https://auth.example/robots.txt", Status: 403, Outcome: robotsext.OutcomeUnauthorized},
+			Latest:  backend.Answer{URL: "https://auth.example/robots.txt", Status: 403, Outcome: backend.OutcomeUnauthorized},
 			Expires: now.Add(48 * time.Hour),
 		},
 		"500 KiB body": {
-			Latest:  robotsext.Answer{URL: "https://big.example/robots.txt", Status: 200, Outcome: robotsext.OutcomeOK, Body: BigBody(robotsext.MaxBodySize), Truncated: true, FetchedAt: now},
+			Latest:  backend.Answer{URL: "https://big.example/robots.txt", Status: 200, Outcome: backend.OutcomeOK, Body: BigBody(500 << 10), Truncated: true, FetchedAt: now},
 			GoodAt:  now,
 			Expires: now.Add(25 * time.Hour),
 		},
 		"binary body": {
-			Latest:  robotsext.Answer{URL: "https://bin.example/robots.txt", Status: 200, Outcome: robotsext.OutcomeOK, Body: randomBytes(4096), FetchedAt: now},
+			Latest:  backend.Answer{URL: "https://bin.example/robots.txt", Status: 200, Outcome: backend.OutcomeOK, Body: randomBytes(4096), FetchedAt: now},
 			GoodAt:  now,
 			Expires: now.Add(25 * time.Hour),
 		},
@@ -128,14 +128,14 @@ func randomBytes(n int) []byte {
 }
 
 // sampleRecord returns a small good record for origin, valid for a day.
-func sampleRecord(origin string) *robotsext.Record {
+func sampleRecord(origin string) *backend.Record {
 	now := time.Now()
-	return &robotsext.Record{
-		Latest: robotsext.Answer{
+	return &backend.Record{
+		Latest: backend.Answer{
 			URL:       origin + "/robots.txt",
 			FinalURL:  origin + "/robots.txt",
 			Status:    200,
-			Outcome:   robotsext.OutcomeOK,
+			Outcome:   backend.OutcomeOK,
 			Body:      []byte("User-agent: *\nDisallow: /private\nCrawl-delay: 1\n"),
 			FetchedAt: now,
 			Expires:   now.Add(24 * time.Hour),
@@ -147,7 +147,7 @@ func sampleRecord(origin string) *robotsext.Record {
 }
 
 // cloneRecord returns a deep copy of r.
-func cloneRecord(r *robotsext.Record) *robotsext.Record {
+func cloneRecord(r *backend.Record) *backend.Record {
 	c := *r
 	c.Latest.Body = bytes.Clone(r.Latest.Body)
 	if r.Good != nil {
@@ -162,7 +162,7 @@ func cloneRecord(r *robotsext.Record) *robotsext.Record {
 // the same record as far as a Backend must keep it: every field equal,
 // times to TimePrecision (zero staying zero), nil and empty bodies told
 // apart, Good present or absent alike.
-func Diff(want, got *robotsext.Record) string {
+func Diff(want, got *backend.Record) string {
 	switch {
 	case want == nil && got == nil:
 		return ""
@@ -187,7 +187,7 @@ func Diff(want, got *robotsext.Record) string {
 	return strings.Join(d, "; ")
 }
 
-func diffAnswer(d []string, name string, want, got *robotsext.Answer) []string {
+func diffAnswer(d []string, name string, want, got *backend.Answer) []string {
 	d = diffValue(d, name+".URL", want.URL, got.URL)
 	d = diffValue(d, name+".FinalURL", want.FinalURL, got.FinalURL)
 	d = diffValue(d, name+".Redirects", want.Redirects, got.Redirects)
@@ -228,7 +228,7 @@ func diffTime(d []string, name string, want, got time.Time) []string {
 }
 
 // testRecordRoundTrip: every sample record loads back as stored.
-func testRecordRoundTrip(t *testing.T, b robotsext.Backend) {
+func testRecordRoundTrip(t *testing.T, b backend.Backend) {
 	for name, want := range Records(time.Now()) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -250,7 +250,7 @@ func testRecordRoundTrip(t *testing.T, b robotsext.Backend) {
 // testStoreLeavesRecord: Store neither modifies the caller's record nor
 // keeps sharing it: a caller reusing its buffers afterwards changes
 // nothing stored.
-func testStoreLeavesRecord(t *testing.T, b robotsext.Backend) {
+func testStoreLeavesRecord(t *testing.T, b backend.Backend) {
 	origin := "https://retain.example"
 	rec := Records(time.Now())["good copy beside an unreachable answer"]
 	want := cloneRecord(rec)

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // testCancelledContext: every method fails with the context's error when
 // called with a cancelled context, and changes nothing.
-func testCancelledContext(t *testing.T, b robotsext.Backend) {
+func testCancelledContext(t *testing.T, b backend.Backend) {
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
 	origin, host := "https://cancelled.example", "cancelled.example"
@@ -67,7 +67,7 @@ func longHost() string {
 
 // testOddKeys: each odd origin and host works and stays apart from the
 // others.
-func testOddKeys(t *testing.T, b robotsext.Backend) {
+func testOddKeys(t *testing.T, b backend.Backend) {
 	for i, k := range oddKeys {
 		rec := sampleRecord(k.origin)
 		rec.Failures = i // tells the records apart
@@ -86,7 +86,7 @@ func testOddKeys(t *testing.T, b robotsext.Backend) {
 
 // testConcurrentMixed: many goroutines using many keys at once (run with
 // -race), each origin ending with exactly its own record.
-func testConcurrentMixed(t *testing.T, b robotsext.Backend) {
+func testConcurrentMixed(t *testing.T, b backend.Backend) {
 	const workers, origins = 8, 24
 	var wg sync.WaitGroup
 	for w := range workers {

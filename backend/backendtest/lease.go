@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // expiryTTL is the lease lifetime of the subtests that watch a lease
@@ -21,14 +21,14 @@ const (
 
 // testLeaseExclusive: of N concurrent callers exactly one gets the lease,
 // and the others learn how long it still runs.
-func testLeaseExclusive(t *testing.T, b robotsext.Backend) {
+func testLeaseExclusive(t *testing.T, b backend.Backend) {
 	const (
 		n   = 16
 		ttl = time.Minute
 	)
 	origin := "https://exclusive.example"
 	type result struct {
-		l    robotsext.Lease
+		l    backend.Lease
 		ok   bool
 		wait time.Duration
 		err  error
@@ -68,7 +68,7 @@ func testLeaseExclusive(t *testing.T, b robotsext.Backend) {
 
 // testLeaseReportsRemaining: a refused caller is told roughly how long the
 // holder's lease still runs, never more than its ttl.
-func testLeaseReportsRemaining(t *testing.T, b robotsext.Backend) {
+func testLeaseReportsRemaining(t *testing.T, b backend.Backend) {
 	const ttl = time.Hour
 	origin := "https://remaining.example"
 	mustLease(t, b, origin, ttl)
@@ -88,7 +88,7 @@ func testLeaseReportsRemaining(t *testing.T, b robotsext.Backend) {
 
 // testLeaseRejectsNonPositiveTTL: a lease must have a lifetime, or a dead
 // holder would never be replaced.
-func testLeaseRejectsNonPositiveTTL(t *testing.T, b robotsext.Backend) {
+func testLeaseRejectsNonPositiveTTL(t *testing.T, b backend.Backend) {
 	for _, ttl := range []time.Duration{0, -time.Second} {
 		if l, ok, _, err := b.Lease(ctx(t), "https://ttl.example", ttl); err == nil || ok {
 			t.Errorf("Lease with ttl %v = %+v, %v, %v; want an error", ttl, l, ok, err)
@@ -100,7 +100,7 @@ func testLeaseRejectsNonPositiveTTL(t *testing.T, b robotsext.Backend) {
 
 // awaitLease polls origin's lease until it is granted, for at most
 // expiryPoll, and fails t otherwise.
-func awaitLease(t *testing.T, b robotsext.Backend, origin string, ttl time.Duration) robotsext.Lease {
+func awaitLease(t *testing.T, b backend.Backend, origin string, ttl time.Duration) backend.Lease {
 	t.Helper()
 	deadline := time.Now().Add(expiryPoll)
 	for {
@@ -120,7 +120,7 @@ func awaitLease(t *testing.T, b robotsext.Backend, origin string, ttl time.Durat
 
 // testLeaseExpires: a holder that never stores (a dead worker) is replaced
 // once its lease expires.
-func testLeaseExpires(t *testing.T, b robotsext.Backend) {
+func testLeaseExpires(t *testing.T, b backend.Backend) {
 	origin := "https://expires.example"
 	first := mustLease(t, b, origin, expiryTTL)
 	second := awaitLease(t, b, origin, time.Minute)
@@ -134,7 +134,7 @@ func testLeaseExpires(t *testing.T, b robotsext.Backend) {
 
 // testStoreReleases: Store with the held lease stores the record and
 // releases the lease at once.
-func testStoreReleases(t *testing.T, b robotsext.Backend) {
+func testStoreReleases(t *testing.T, b backend.Backend) {
 	origin := "https://releases.example"
 	l := mustLease(t, b, origin, time.Hour)
 	want := sampleRecord(origin)
@@ -147,13 +147,13 @@ func testStoreReleases(t *testing.T, b robotsext.Backend) {
 }
 
 // testStoreOverwrites: the next holder's record replaces the previous one.
-func testStoreOverwrites(t *testing.T, b robotsext.Backend) {
+func testStoreOverwrites(t *testing.T, b backend.Backend) {
 	origin := "https://overwrites.example"
 	mustStore(t, b, origin, mustLease(t, b, origin, time.Minute), sampleRecord(origin))
 	want := sampleRecord(origin)
 	want.Failures = 3
 	want.Latest.Status = 503
-	want.Latest.Outcome = robotsext.OutcomeUnreachable
+	want.Latest.Outcome = backend.OutcomeUnreachable
 	mustStore(t, b, origin, mustLease(t, b, origin, time.Minute), want)
 	if diff := Diff(want, mustLoad(t, b, origin)); diff != "" {
 		t.Errorf("Load after the second Store: %s", diff)
@@ -162,42 +162,42 @@ func testStoreOverwrites(t *testing.T, b robotsext.Backend) {
 
 // testStoreFencing: a Store without the lease currently held stores
 // nothing and fails with ErrLeaseLost, whatever the reason it is not held.
-func testStoreFencing(t *testing.T, b robotsext.Backend) {
+func testStoreFencing(t *testing.T, b backend.Backend) {
 	tests := []struct {
 		name string
 		// setup returns the lease to store with and the record expected
 		// afterwards (nil: none).
-		setup func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record)
+		setup func(t *testing.T, origin string) (backend.Lease, *backend.Record)
 	}{
-		{"no lease taken", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
-			return robotsext.Lease{Token: "made-up"}, nil
+		{"no lease taken", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
+			return backend.Lease{Token: "made-up"}, nil
 		}},
-		{"empty token", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"empty token", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			mustLease(t, b, origin, time.Minute)
-			return robotsext.Lease{}, nil
+			return backend.Lease{}, nil
 		}},
-		{"foreign token", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"foreign token", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			mustLease(t, b, origin, time.Minute)
-			return robotsext.Lease{Token: "0123456789abcdef0123456789abcdef"}, nil
+			return backend.Lease{Token: "0123456789abcdef0123456789abcdef"}, nil
 		}},
-		{"another origin's lease", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"another origin's lease", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			mustLease(t, b, origin, time.Minute)
 			return mustLease(t, b, origin+":8443", time.Minute), nil
 		}},
-		{"already used", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"already used", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			l := mustLease(t, b, origin, time.Minute)
 			first := sampleRecord(origin)
 			mustStore(t, b, origin, l, first)
 			return l, first
 		}},
-		{"used, then taken by another", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"used, then taken by another", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			l := mustLease(t, b, origin, time.Minute)
 			first := sampleRecord(origin)
 			mustStore(t, b, origin, l, first)
 			mustLease(t, b, origin, time.Minute)
 			return l, first
 		}},
-		{"expired and taken by another", func(t *testing.T, origin string) (robotsext.Lease, *robotsext.Record) {
+		{"expired and taken by another", func(t *testing.T, origin string) (backend.Lease, *backend.Record) {
 			l := mustLease(t, b, origin, expiryTTL)
 			awaitLease(t, b, origin, time.Minute)
 			return l, nil
@@ -211,7 +211,7 @@ func testStoreFencing(t *testing.T, b robotsext.Backend) {
 			stale := sampleRecord(origin)
 			stale.Latest.Body = []byte("User-agent: *\nDisallow: /written-by-a-stale-holder\n")
 			err := b.Store(ctx(t), origin, l, stale)
-			if !errors.Is(err, robotsext.ErrLeaseLost) {
+			if !errors.Is(err, backend.ErrLeaseLost) {
 				t.Fatalf("Store with a lease not held = %v; want an error wrapping ErrLeaseLost", err)
 			}
 			got := mustLoad(t, b, origin)
@@ -230,14 +230,14 @@ func testStoreFencing(t *testing.T, b robotsext.Backend) {
 
 // testStoreExpiredLease: a lease that expired is lost even when nobody
 // took it since; the slow holder's Store fails.
-func testStoreExpiredLease(t *testing.T, b robotsext.Backend) {
+func testStoreExpiredLease(t *testing.T, b backend.Backend) {
 	origin := "https://expired.example"
 	l := mustLease(t, b, origin, expiryTTL)
 	// A lower bound only: after twenty lifetimes the lease is over on any
 	// backend clock that runs at the speed of ours.
 	time.Sleep(20 * expiryTTL)
 	err := b.Store(ctx(t), origin, l, sampleRecord(origin))
-	if !errors.Is(err, robotsext.ErrLeaseLost) {
+	if !errors.Is(err, backend.ErrLeaseLost) {
 		t.Fatalf("Store with a lease expired long ago = %v; want an error wrapping ErrLeaseLost", err)
 	}
 	if rec := mustLoad(t, b, origin); rec != nil {
@@ -247,7 +247,7 @@ func testStoreExpiredLease(t *testing.T, b robotsext.Backend) {
 
 // testStoreNilRecord: storing nil is an error, not a crash, and leaves the
 // lease usable.
-func testStoreNilRecord(t *testing.T, b robotsext.Backend) {
+func testStoreNilRecord(t *testing.T, b backend.Backend) {
 	origin := "https://nil.example"
 	l := mustLease(t, b, origin, time.Minute)
 	if err := b.Store(ctx(t), origin, l, nil); err == nil {

@@ -1,4 +1,12 @@
-package robotsext
+// Package backend is the contract for the politeness state a crawl shares
+// beyond one robotsext.Extension: each origin's robots.txt record, the
+// lease that lets one worker fetch it, and each host's pace. A user of
+// robotsext.Apply needs none of it until collectors of several processes
+// share one crawl (robotsext.WithBackend). Memory implements it in one
+// process; the nested module redisbackend implements it over Redis for a
+// fleet of worker processes; the package backendtest is the contract
+// every implementation must pass.
+package backend
 
 // This file defines the state a crawl shares beyond one Extension: each
 // origin's robots.txt record, the lease that lets one worker fetch it, and
@@ -34,7 +42,7 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 // cached origin costs no Backend call and a request to a host with a
 // Crawl-delay costs two Starter.Start calls (one Reserve with a Backend
 // that is not a Starter). When a Backend call fails, the Extension falls
-// back to fetching and pacing locally (see WithBackend); a Backend should
+// back to fetching and pacing locally (see robotsext.WithBackend); a Backend should
 // therefore fail fast rather than block.
 //
 // Implementations must be safe for concurrent use. Records are values: a
@@ -73,80 +81,6 @@ type Backend interface {
 // Backend.Lease. Token identifies the holder; Store checks it.
 type Lease struct {
 	Token string
-}
-
-// Record is what a Backend stores for one origin: its latest robots.txt
-// answer and what the next fetch needs to know (the last good copy for
-// stale use and revalidation, the failure count for backoff). It is a
-// plain value that any backend can serialise; the robots.txt body is kept
-// raw, so every reader parses it the same way and Verdict.Line stays right.
-type Record struct {
-	// Latest is the latest answer.
-	Latest Answer
-	// Good is the last good (2xx) answer while Latest is not one: it keeps
-	// deciding while the origin is unreachable, until MaxStale after
-	// GoodAt, and its validators make the next fetch conditional. Nil when
-	// Latest is good or no good answer is known.
-	Good *Answer
-	// GoodAt is when the good answer (Latest when it is good, else Good)
-	// was last fetched or confirmed by a 304; zero when there is none.
-	GoodAt time.Time
-	// Failures counts unreachable answers in a row, for the backoff.
-	Failures int
-	// Expires is when robots.txt should be fetched again.
-	Expires time.Time
-}
-
-// Answer is one robots.txt fetch as a Record keeps it: Robots without the
-// parsed Policy, with the error as text.
-type Answer struct {
-	URL          string
-	FinalURL     string
-	Redirects    int
-	Status       int
-	Outcome      Outcome
-	Err          string // Robots.Err's text, "" when nil
-	Body         []byte // the robots.txt parsed, for OutcomeOK; nil otherwise
-	Truncated    bool
-	NotModified  bool
-	FetchedAt    time.Time
-	Expires      time.Time
-	RetryAfter   time.Duration
-	ETag         string
-	LastModified string
-}
-
-// KeepUntil is the time after which r is of no more use: its expiry, or,
-// while it holds a good copy, the end of that copy's MaxStale window if
-// later; a record of failures is kept an hour (the longest backoff) past
-// its expiry, so that the next fetch still finds the count and the fleet
-// doubles its backoff as one worker would. Backends may expire records
-// then.
-func (r *Record) KeepUntil() time.Time {
-	t := r.Expires
-	if r.Failures > 0 {
-		t = t.Add(maxBackoff)
-	}
-	if !r.GoodAt.IsZero() {
-		if s := r.GoodAt.Add(MaxStale); s.After(t) {
-			t = s
-		}
-	}
-	return t
-}
-
-// Size estimates the bytes r occupies, bodies included, for backends
-// that bound their memory.
-func (r *Record) Size() int {
-	n := 160 + r.Latest.size()
-	if r.Good != nil {
-		n += r.Good.size()
-	}
-	return n
-}
-
-func (a *Answer) size() int {
-	return 200 + len(a.URL) + len(a.FinalURL) + len(a.Err) + len(a.Body) + len(a.ETag) + len(a.LastModified)
 }
 
 // Starter is implemented by Backends that pace a host at the moment each
@@ -206,4 +140,12 @@ type Forgetter interface {
 	// drop every near-cached record. A call when nothing was purged
 	// should cost one cheap read.
 	Purges(ctx context.Context, cursor string) (origins []string, next string, all bool, err error)
+}
+
+// FleetSizer is implemented by Backends that know how many workers share
+// them. While such a Backend fails, each worker paces a host locally at
+// its Crawl-delay times the fleet size it reported, so that the fleet
+// together stays within the delay.
+type FleetSizer interface {
+	FleetSize() int
 }
