@@ -109,8 +109,9 @@ type Lease struct {
 // clock is behind) or one that cannot be read is never waited for: it is
 // replaced as if no start were known, and repaired is true so that the
 // caller counts and reports it. A host's state may be forgotten once its
-// latest start is older than the delay.
+// latest start is older than both the delay and MinPaceKeep.
 type Starter interface {
+	// Start asks to start a request to host now; see the type's doc.
 	Start(ctx context.Context, host, token string, delay time.Duration) (wait time.Duration, repaired bool, err error)
 }
 

@@ -53,8 +53,10 @@ type memoryPace struct {
 	delay  time.Duration // the latest positive delay booked
 }
 
-// until is when p stops mattering: a request after it starts at once.
-func (p memoryPace) until() time.Time { return p.latest.Add(p.delay) }
+// until is when p may be forgotten: a request after it starts at once.
+// A start recorded with no delay (the robots.txt request) is kept for
+// MinPaceKeep, so that the host's first page still waits for it.
+func (p memoryPace) until() time.Time { return p.latest.Add(max(p.delay, MinPaceKeep)) }
 
 const (
 	// memorySweepEvery is how many calls pass between sweeps of expired

@@ -12,6 +12,11 @@ const (
 	// MaxBackoff is the longest wait before an unreachable robots.txt is
 	// fetched again (the cap of the doubling backoff and of Retry-After).
 	MaxBackoff = time.Hour
+	// MinPaceKeep is how long a backend keeps a host's latest start at
+	// least, whatever the delay it was given: a start recorded with a
+	// delay of 0 (the robots.txt request) must still hold back the first
+	// page, whose delay the backend learns only then.
+	MinPaceKeep = time.Minute
 )
 
 // Outcome values of Answer.Outcome, as robotsext.Outcome numbers them.

@@ -12,7 +12,13 @@
 // again once it expires; Store is fenced by the lease; records round-trip
 // field by field; Reserve books max(now, latest+delay) atomically per host
 // and independently across hosts; cancelled contexts fail; keys with
-// ports, IPv6 literals and long names work.
+// ports, IPv6 literals and long names work. For a backend that implements
+// the optional interfaces it checks them too (the subtests of the others
+// skip): Starter grants a host's next start once its delay has passed,
+// confirms its holder's token and lets exactly one of many concurrent
+// callers through; LeaseRenewer extends only the held lease; Forgetter
+// deletes a record and its lease and logs the purge in order for every
+// reader's cursor.
 //
 // The checks are free of timing assumptions wherever the contract allows:
 // pacing is verified from the waits Reserve returns (with a delay of an
@@ -61,6 +67,18 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"CancelledContext", testCancelledContext},
 		{"OddKeys", testOddKeys},
 		{"ConcurrentMixed", testConcurrentMixed},
+		{"StartSequence", testStartSequence},
+		{"StartHostsIndependent", testStartHostsIndependent},
+		{"StartConcurrent", testStartConcurrent},
+		{"StartAfterDelay", testStartAfterDelay},
+		{"StartCancelled", testStartCancelled},
+		{"RenewExtends", testRenewExtends},
+		{"RenewLost", testRenewLost},
+		{"RenewCancelled", testRenewCancelled},
+		{"ForgetDrops", testForgetDrops},
+		{"ForgetOrder", testForgetOrder},
+		{"PurgesUnknownCursor", testPurgesUnknownCursor},
+		{"ForgetCancelled", testForgetCancelled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
