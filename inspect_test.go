@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"errors"
+	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"testing"
 	"time"
@@ -100,5 +101,48 @@ func TestWarnBuiltinCheckBackOn(t *testing.T) {
 		if n := logs.count("own robots.txt check is on"); n != want {
 			t.Errorf("IgnoreRobotsTxt back on = %v: %d warnings, want %d", on, n, want)
 		}
+	}
+}
+
+// TestForgetFleet: Forget through a Forgetter backend reaches another
+// Extension sharing it within about purgePoll while it keeps checking,
+// and the new robots.txt is fetched once for both.
+func TestForgetFleet(t *testing.T) {
+	t.Parallel()
+	s := newAccSite(t, accBody("User-agent: *\nDisallow: /old\n"))
+	shared := backend.NewMemory()
+	c1, client1 := accCollector(t, "AcmeBot/2.1")
+	c2, client2 := accCollector(t, "AcmeBot/2.1")
+	e1 := Apply(c1, client1, WithBackend(shared))
+	e2 := Apply(c2, client2, WithBackend(shared))
+	for _, e := range []*Extension{e1, e2} {
+		if v, _ := e.Check(s.URL + "/old"); v.Allowed {
+			t.Fatal("the first file allows /old")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // let e2's first read of the purge log (its cursor) land
+	s.setRobots(accBody("User-agent: *\nDisallow: /new\n"))
+	start := time.Now()
+	if err := e1.Forget(t.Context(), s.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := e1.Check(s.URL + "/old"); !v.Allowed {
+		t.Fatalf("e1 after its Forget: /old still blocked: %+v", v)
+	}
+	var took time.Duration
+	for {
+		v, _ := e2.Check(s.URL + "/old")
+		if v.Allowed {
+			took = time.Since(start)
+			break
+		}
+		if time.Since(start) > purgePoll+3*time.Second {
+			t.Fatalf("e2 still obeys the forgotten file %v after Forget", time.Since(start))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("e2 dropped its copy %v after Forget (poll %v)", took.Round(time.Millisecond), purgePoll)
+	if n := len(s.robotsHits()); n != 2 {
+		t.Errorf("robots.txt requested %d times, want 2 (once before, once after the purge, for both)", n)
 	}
 }
