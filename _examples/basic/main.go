@@ -2,6 +2,12 @@
 // prints, for every URL, whether it was fetched or blocked and which line of
 // robots.txt decided. It runs offline: the demo site is served on loopback.
 //
+// The demo robots.txt keeps every crawler out except DemoBot, which has a
+// group of its own. The collector's User-Agent is
+// "DemoBot/1.0 (+https://example.com/bot)"; robotsext finds the product
+// token DemoBot in it without being told, so DemoBot's group decides and
+// most pages are fetched.
+//
 //	go run ./_examples/basic
 //	go run ./_examples/basic -url https://example.com/   # a real site instead
 package main
@@ -22,14 +28,14 @@ import (
 
 // demoRobots is the demo site's robots.txt; %s is the site's address.
 const demoRobots = `# Demo site for robotsext
-User-agent: *
+User-agent: DemoBot
 Disallow: /private/
 Allow: /private/public-page.html
 Disallow: /*.pdf$
 Disallow: /search
 Crawl-delay: 0.2
 
-User-agent: BadBot
+User-agent: *
 Disallow: /
 
 Sitemap: %s/sitemap.xml
@@ -72,8 +78,15 @@ func main() {
 	)
 	if *target != "" {
 		c.MaxRequests = uint32(*maxPages)
+	} else {
+		fmt.Printf("Crawling as %q.\n", c.UserAgent)
+		fmt.Println("No WithUserAgent is given: robotsext takes the product token DemoBot from")
+		fmt.Println("that User-Agent, so lines 2-7 decide; any other crawler would be kept out")
+		fmt.Println("by line 10.")
+		fmt.Println()
 	}
-	ext := robotsext.Apply(c, robotsext.WithUserAgent("DemoBot"))
+	// No WithUserAgent: the token DemoBot is found in the User-Agent.
+	ext := robotsext.Apply(c)
 
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 		fmt.Printf("BLOCKED  %-32s %s\n", r.URL.RequestURI(), why(v))

@@ -145,11 +145,25 @@ func main() {
 	detail.Wait() // detail pages done
 	p.done()
 
-	fmt.Printf("\n%-7s %-12s %-19s %-11s %s\n", "host", "Crawl-delay", "robots.txt fetches", "pages", "smallest gap between pages (±10ms)")
+	fmt.Printf("\n%-7s %-12s %-19s %-6s %s\n", "host", "Crawl-delay", "robots.txt fetches", "pages", "smallest gap between two pages at the server")
 	for _, h := range hosts {
 		h.mu.Lock()
-		fmt.Printf("%-7s %-12s %-19d %-11d %v\n", h.name, h.delay+"s", h.robots, len(h.arrived), smallestGap(h.arrived).Round(10*time.Millisecond))
+		gap, robots, pages := smallestGap(h.arrived), h.robots, len(h.arrived)
 		h.mu.Unlock()
+		delay, err := time.ParseDuration(h.delay + "s")
+		if err != nil {
+			log.Fatal(err)
+		}
+		kept := "kept"
+		switch {
+		case gap < 0:
+			kept = "fewer than two pages"
+		case gap < delay:
+			kept = "SHORTER than the delay"
+		}
+		// Truncated, not rounded, so that a gap printed as 200ms is 200 ms
+		// or more.
+		fmt.Printf("%-7s %-12s %-19d %-6d %v (%s)\n", h.name, h.delay+"s", robots, pages, gap.Truncate(10*time.Microsecond), kept)
 	}
 	fmt.Printf("\nwhole crawl: %v (the hosts were crawled in parallel; list and detail pages of a host share one pace)\n",
 		time.Since(start).Round(10*time.Millisecond))
