@@ -58,6 +58,12 @@ func main() {
 	s := startSite()
 	defer s.Close()
 	fmt.Printf("site %s (Crawl-delay %v), %s, %d worker processes\n\n", s.URL, crawlDelay, what, *workers)
+	fmt.Println("Each worker lists what it fetched, then how many robots.txt requests it made")
+	fmt.Println("itself and the fleet size it last saw: the workers it counted through their")
+	fmt.Println("heartbeats in Redis. Were Redis to fail, a worker would pace the site at the")
+	fmt.Println("Crawl-delay times that number, so that the fleet together stays within the")
+	fmt.Println("delay. A worker that counted before the others had sent a heartbeat saw fewer.")
+	fmt.Println()
 
 	outputs := launch(*workers, addr, s.URL, *pages)
 	for i, out := range outputs {
