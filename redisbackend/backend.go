@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/robotsext/robotsext/backend"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // ErrUnavailable is returned (wrapped) by every method while the circuit
@@ -27,11 +28,11 @@ var ErrNoClient = errors.New("redisbackend: no redis client")
 // already past its KeepUntil when stored still serves the fleet briefly.
 const minRecordTTL = time.Minute
 
-// zeroMarkHold is how long a start booked with delay 0 on a host without
-// a pace is kept (see reserveScript): robotsext's default maximum
-// Crawl-delay, so that a first page request counts any delay up to it
-// from the robots.txt request.
-const zeroMarkHold = time.Minute
+// zeroMarkHold is how long a start is kept at least (see reserveScript
+// and startScript), whatever its delay: backend.MinPaceKeep, so that a
+// first page request counts its delay from the robots.txt request, which
+// was booked with delay 0 before the delay was known.
+const zeroMarkHold = backend.MinPaceKeep
 
 // paceMargin is added to a pace key's life beyond its latest start plus
 // its delay: a request that waited for that start may come back late.
@@ -42,18 +43,25 @@ const paceMargin = time.Second
 // worker process of a crawl. Make one with New and give it to each
 // Extension with robotsext.WithBackend; it is safe for concurrent use.
 //
-// Each method makes one Redis call (Store one EVALSHA checking the lease,
-// writing the record and releasing the lease), bounded by WithTimeout and
-// guarded by a circuit breaker (WithBreaker). A caller's cancelled
-// context is returned as is and never counts as a Redis failure.
+// Besides backend.Backend it implements backend.Starter (each request's
+// start paced at the server), backend.LeaseRenewer (short leases renewed
+// while the fetch runs), backend.Forgetter (the fleet-wide purge) and
+// backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
+// checking the lease, writing the record and releasing the lease; Forget
+// two), bounded by WithTimeout and guarded by a circuit breaker
+// (WithBreaker). A caller's cancelled context is returned as is and never
+// counts as a Redis failure.
 type Backend struct {
-	client redis.UniversalClient
-	cfg    config
-	keys   keys
-	br     breaker
-	fleet  fleet
+	client   redis.UniversalClient
+	cfg      config
+	keys     keys
+	br       breaker
+	fleet    fleet
+	evict    eviction
+	enforced bool // the client bounds socket I/O by the context; set by New
 
 	failedAt atomic.Int64 // cfg.now of the latest failed call, Unix ns; 0: none
+	failing  atomic.Bool  // the latest call sent to Redis failed
 
 	calls    atomic.Uint64
 	errs     atomic.Uint64
@@ -61,11 +69,14 @@ type Backend struct {
 	corrupt  atomic.Uint64
 }
 
-// The Backend serves robotsext as its shared state, and tells it the
-// fleet's size for pacing while Redis is away.
+// The Backend serves robotsext as its shared state with every optional
+// interface, and tells it the fleet's size for pacing while Redis is away.
 var (
-	_ backend.Backend    = (*Backend)(nil)
-	_ backend.FleetSizer = (*Backend)(nil)
+	_ backend.Backend      = (*Backend)(nil)
+	_ backend.Starter      = (*Backend)(nil)
+	_ backend.LeaseRenewer = (*Backend)(nil)
+	_ backend.Forgetter    = (*Backend)(nil)
+	_ backend.FleetSizer   = (*Backend)(nil)
 )
 
 // New returns a Backend storing its state through client under the
@@ -73,12 +84,29 @@ var (
 // timeouts to work, make it with ContextTimeoutEnabled: true (see
 // WithTimeout). New makes no call: a Redis that is down when the crawl
 // starts only sends the Extension to its fallback until Redis is back.
+// The first call that succeeds also reads the server's maxmemory-policy
+// in the background (see EvictionPolicy).
 func New(client redis.UniversalClient, opts ...Option) *Backend {
 	cfg := newConfig(opts)
 	b := &Backend{client: client, cfg: cfg, keys: keys{prefix: cfg.prefix}}
 	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now}
-	b.fleet.init(cfg.workerID)
+	b.fleet.init(cfg.workerID, cfg.fleetSize)
+	b.enforced = contextTimeouts(client)
 	return b
+}
+
+// contextTimeouts reports whether client bounds its socket I/O by the
+// call's context (ContextTimeoutEnabled).
+func contextTimeouts(client redis.UniversalClient) bool {
+	switch c := client.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
 }
 
 // Stats are a Backend's counters since New.
@@ -105,12 +133,19 @@ func (b *Backend) Stats() Stats {
 	}
 }
 
-// Healthy reports whether calls currently go to Redis: false while the
-// circuit breaker is open.
-func (b *Backend) Healthy() bool { return b.client != nil && !b.br.open() }
+// Healthy reports whether Redis answered the latest call sent to it: false
+// from a failed call (an error, or no answer within WithTimeout) until a
+// call succeeds again, and while the circuit breaker is open. Calls the
+// caller cancelled change nothing. A Backend that has made no call yet is
+// healthy.
+func (b *Backend) Healthy() bool {
+	return b.client != nil && !b.failing.Load() && !b.br.open()
+}
 
 // do runs one Redis call through the breaker, with the per-call timeout.
-// op names the call in errors.
+// op names the call in errors. fn's results may be read only when do
+// returns nil (or redis.Nil): a call abandoned at the timeout may still
+// be running.
 func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Context) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -124,10 +159,16 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	}
 	b.calls.Add(1)
 	cctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
-	err := fn(cctx)
+	var err error
+	if b.enforced {
+		err = fn(cctx)
+	} else {
+		err = bounded(cctx, fn)
+	}
 	cancel()
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
+		b.failing.Store(false)
 		b.br.record(success)
 	case ctx.Err() != nil:
 		// The caller gave up, not Redis.
@@ -136,23 +177,54 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	default:
 		b.errs.Add(1)
 		b.failedAt.Store(b.cfg.now().UnixNano())
+		b.failing.Store(true)
 		b.br.record(failure)
 		return fmt.Errorf("redisbackend: %s %s: %w", op, key, err)
 	}
 	b.maybeBeat()
+	b.maybeCheckEviction()
 	return err
+}
+
+// bounded runs fn in a goroutine of its own and returns its error, or
+// ctx's once ctx ends first: for clients that do not bound socket I/O by
+// the context, so that a hung Redis still costs a caller no more than the
+// per-call timeout. The abandoned call ends when go-redis gives up on it
+// (ReadTimeout).
+func bounded(ctx context.Context, fn func(ctx context.Context) error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("no answer within the per-call timeout: %w", ctx.Err())
+	}
+}
+
+// isWrongType reports whether err is Redis's WRONGTYPE reply: a key of
+// another type than this package writes there (a foreign write).
+func isWrongType(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re) && strings.HasPrefix(re.Error(), "WRONGTYPE")
 }
 
 // Load implements backend.Backend. A record this package cannot read,
 // because a later version wrote it or it is damaged, loads as none: the
 // caller takes the lease and fetches robots.txt again, replacing it.
-// Damaged records are counted in Stats.CorruptRecords.
+// Damaged records, and record keys of another type than a string, are
+// counted in Stats.CorruptRecords.
 func (b *Backend) Load(ctx context.Context, origin string) (*backend.Record, error) {
 	key := b.keys.record(origin)
 	var raw []byte
+	wrongType := false
 	err := b.do(ctx, "load", key, func(ctx context.Context) error {
 		var err error
 		raw, err = b.client.Get(ctx, key).Bytes()
+		if isWrongType(err) {
+			// Redis answered; the key is not ours. Store replaces it.
+			wrongType, err = true, nil
+		}
 		return err
 	})
 	switch {
@@ -160,6 +232,9 @@ func (b *Backend) Load(ctx context.Context, origin string) (*backend.Record, err
 		return nil, nil
 	case err != nil:
 		return nil, err
+	case wrongType:
+		b.corrupt.Add(1)
+		return nil, nil
 	}
 	rec, err := decodeRecord(raw)
 	if err != nil {
@@ -173,13 +248,15 @@ func (b *Backend) Load(ctx context.Context, origin string) (*backend.Record, err
 
 // Lease implements backend.Backend with SET NX PX in a script that, when
 // the lease is held, returns the holder's PTTL as the wait in the same
-// round trip.
+// round trip. The token is the worker id (WithWorkerID) and 16 random
+// bytes in hex, "<worker id>/<hex>", so that an operator can tell which
+// worker holds a lease (Inspect).
 func (b *Backend) Lease(ctx context.Context, origin string, ttl time.Duration) (backend.Lease, bool, time.Duration, error) {
 	if ttl <= 0 {
 		return backend.Lease{}, false, 0, fmt.Errorf("redisbackend: lease ttl %v must be positive", ttl)
 	}
 	key := b.keys.lease(origin)
-	token := newToken()
+	token := b.fleet.id + "/" + newToken()
 	var waitMS int64
 	err := b.do(ctx, "lease", key, func(ctx context.Context) error {
 		var err error
@@ -244,7 +321,7 @@ func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration)
 	err := b.do(ctx, "reserve", key, func(ctx context.Context) error {
 		var err error
 		waitUS, err = reserveScript.Run(ctx, b.client, []string{key}, ceilDiv(delay, time.Microsecond),
-			int64(paceMargin/time.Microsecond), int64(zeroMarkHold/time.Microsecond)).Int64()
+			micros(paceMargin), micros(zeroMarkHold)).Int64()
 		return err
 	})
 	if err != nil {
@@ -276,8 +353,11 @@ func ceilDiv(d, unit time.Duration) int64 {
 	return min(int64(q), maxScriptInt)
 }
 
-// newToken returns 16 random bytes in hex: a lease token no other worker
-// can guess or collide with.
+// micros returns d in whole µs, for a script's arguments.
+func micros(d time.Duration) int64 { return int64(d / time.Microsecond) }
+
+// newToken returns 16 random bytes in hex: the part of a lease token no
+// other worker can guess or collide with.
 func newToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)

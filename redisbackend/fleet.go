@@ -12,28 +12,38 @@ import (
 )
 
 // fleet is a Backend's view of the workers sharing its Redis: each
-// Backend in use renews its id in a sorted set scored by Redis's time,
-// and learns the set's size in the same call.
+// Backend in use renews its entry in a sorted set scored by Redis's time,
+// and learns the set's size in the same call (heartbeatScript). Entries
+// not renewed within three heartbeats, and entries scored further ahead
+// of Redis's time than that (a foreign write, or a failover to a node
+// whose clock is behind), are pruned in the same call, so they never
+// count.
 //
-// The size reported is the largest of the last fleetCounts counts learnt:
-// a Redis that restarts empty, or a worker that beats late, makes the
-// count drop for a while although the fleet did not shrink, and the
-// fallback pacing must not speed up then. Within that many beats (one
-// window and one more) every live worker has beaten into the set again.
-// Counts are only replaced by newer ones, so the size stays as last known
-// while Redis is down, however long.
+// Without a floor (WithFleetSize) the size reported is the largest count
+// ever learnt, at least 1: a Redis that restarts empty, a worker that
+// beats late or a fleet that shrinks never makes the fallback pacing
+// faster. With a floor it is the largest of the floor and the last
+// fleetCounts counts learnt: within that many beats (one window and one
+// more) every live worker has beaten into the set again, so a restart
+// does not show as a smaller fleet, while workers that left do, down to
+// the floor. Counts are only replaced by newer ones, so the size stays as
+// last known while Redis is down, however long.
 type fleet struct {
-	id       string
+	id       string       // the worker id (WithWorkerID), the start of every lease token
+	member   string       // this Backend's entry in the set: id and a random suffix
+	floor    int64        // WithFleetSize; 0: none
 	nextBeat atomic.Int64 // Unix ns when the next beat is due
 	closed   atomic.Bool
 
 	mu     sync.Mutex
 	counts [fleetCounts]int64 // the latest counts, a ring; guarded by mu
 	next   int                // where the next count goes; guarded by mu
+	most   int64              // the largest count ever learnt; guarded by mu
 }
 
 // fleetCounts is how many of the latest counts FleetSize takes the
-// largest of: the three heartbeats of the window, and one more.
+// largest of when a floor is set: the three heartbeats of the window, and
+// one more.
 const fleetCounts = 4
 
 // learn records a count.
@@ -42,41 +52,61 @@ func (f *fleet) learn(n int64) {
 	defer f.mu.Unlock()
 	f.counts[f.next] = n
 	f.next = (f.next + 1) % fleetCounts
+	f.most = max(f.most, n)
 }
 
-// size returns the largest count kept, at least 1.
+// size returns the fleet size to report, at least 1.
 func (f *fleet) size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := int64(1)
+	if f.floor <= 0 {
+		return int(max(f.most, 1))
+	}
+	n := f.floor
 	for _, c := range f.counts {
 		n = max(n, c)
 	}
 	return int(n)
 }
 
-// init sets the worker id: id, or by default the host name, the process
-// id and a random suffix.
-func (f *fleet) init(id string) {
+// init sets the worker id (id, or by default the host name and the
+// process id), this Backend's member of the fleet set and the floor.
+func (f *fleet) init(id string, floor int) {
 	if id == "" {
-		host, _ := os.Hostname()
-		var r [4]byte
-		_, _ = rand.Read(r[:])
-		id = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(r[:]))
+		id = defaultWorkerID()
 	}
-	f.id = id
+	var r [4]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails (Go 1.24+)
+	f.id, f.member, f.floor = id, id+"/"+hex.EncodeToString(r[:]), int64(floor)
 }
 
+// defaultWorkerID is "<host name>/<process id>".
+func defaultWorkerID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// WorkerID returns the id this Backend's lease tokens start with
+// (WithWorkerID; by default "<host name>/<process id>").
+func (b *Backend) WorkerID() string { return b.fleet.id }
+
 // FleetSize returns the number of workers (Backends with the same prefix)
-// seen using Redis within the last three heartbeats: the number sharing
-// each host's pace. It is the largest count learnt over the last three
-// heartbeats, so that it does not drop while a restarted Redis refills
-// its fleet set; while Redis is down it keeps its last value, which is
-// what the Extension's local fallback paces by (each worker waits delay
-// × FleetSize between its own requests to a host, so the fleet together
-// stays within the delay). It is at least 1, and 1 before the first
-// heartbeat or with the heartbeat off. backend.FleetSizer documents the
-// use.
+// sharing each host's pace, as their heartbeats show it: what the
+// Extension's local fallback paces by while Redis is away (each worker
+// waits delay × FleetSize between its own requests to a host, so the
+// fleet together stays within the delay; backend.FleetSizer documents the
+// use). Entries of the fleet set not renewed within three heartbeats, or
+// scored in the future, are not counted.
+//
+// By default it is the largest count learnt since New, at least 1: it
+// never drops, neither while a restarted Redis refills its fleet set nor
+// when workers leave. With WithFleetSize(n) it is never below n and
+// follows the counts of the last four heartbeats above it. Before the
+// first heartbeat, or with the heartbeat off, it is 1 or n. While Redis
+// is down it keeps its last value.
 func (b *Backend) FleetSize() int {
 	return b.fleet.size()
 }
@@ -103,7 +133,7 @@ func (b *Backend) beat(ctx context.Context) error {
 	var n int64
 	err := b.do(ctx, "heartbeat", key, func(ctx context.Context) error {
 		var err error
-		n, err = heartbeatScript.Run(ctx, b.client, []string{key}, b.fleet.id, ceilDiv(window, time.Millisecond)).Int64()
+		n, err = heartbeatScript.Run(ctx, b.client, []string{key}, b.fleet.member, ceilDiv(window, time.Millisecond)).Int64()
 		return err
 	})
 	if err == nil && !b.fleet.closed.Load() {
@@ -121,6 +151,6 @@ func (b *Backend) Close(ctx context.Context) error {
 	}
 	key := b.keys.fleet()
 	return b.do(ctx, "close", key, func(ctx context.Context) error {
-		return b.client.ZRem(ctx, key, b.fleet.id).Err()
+		return b.client.ZRem(ctx, key, b.fleet.member).Err()
 	})
 }

@@ -31,6 +31,12 @@ func (k keys) fleet() string {
 	return k.prefix + "fleet"
 }
 
+// purges is the key of the purge log (Forget). Like the fleet set it has
+// no host, and is alone in its slot.
+func (k keys) purges() string {
+	return k.prefix + "purges"
+}
+
 // hostOfOrigin returns the host (with port) of an origin such as
 // "https://example.com:8443": what follows "://", up to a path if any.
 func hostOfOrigin(origin string) string {

@@ -1,6 +1,9 @@
 package redisbackend
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Defaults of the options.
 const (
@@ -34,7 +37,9 @@ type config struct {
 	coolDown  time.Duration
 	heartbeat time.Duration // < 0: no heartbeat
 	grace     time.Duration // < 0: none
-	workerID  string
+	workerID  string        // "": host name and process id
+	fleetSize int           // 0: none given (FleetSize keeps the largest count seen)
+	logger    *slog.Logger  // nil: slog.Default() at the time of logging
 	now       func() time.Time
 }
 
@@ -70,11 +75,13 @@ func WithPrefix(prefix string) Option {
 }
 
 // WithTimeout bounds each Redis call, 250 ms by default; values ≤ 0
-// restore it. The bound reaches the network only when the client was made
-// with ContextTimeoutEnabled: true; otherwise go-redis waits for its own
-// ReadTimeout (3 s by default) and the bound only limits waiting for a
-// pooled connection. A timed-out call counts as a failure for the breaker,
-// and the Extension falls back to local fetching and pacing for it.
+// restore it. A call still unanswered at the bound fails and counts as a
+// Redis failure for the breaker and Healthy, and the Extension falls back
+// to local fetching and pacing for it. With a client made with
+// ContextTimeoutEnabled: true (recommended) the bound reaches the socket;
+// with any other client the Backend stops waiting at the bound and leaves
+// the command to finish in the background, where go-redis bounds it by
+// its own ReadTimeout (3 s by default) while it holds a pooled connection.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if d <= 0 {
@@ -135,10 +142,46 @@ func WithRecoveryGrace(d time.Duration) Option {
 	}
 }
 
-// WithWorkerID names this Backend in the fleet set, for operators
-// inspecting it (ZRANGE robotsext:fleet 0 -1 WITHSCORES). By default the
-// id is the host name, the process id and a random suffix. Ids must be
-// unique within the fleet, or workers are counted once.
+// WithWorkerID names this worker for operators: every lease token it
+// takes starts with the id ("<id>/<random>"), so that robotsadmin and
+// Inspect show which worker is fetching an origin's robots.txt, and its
+// entry in the fleet set is the id followed by a random suffix of this
+// Backend ("<id>/<suffix>", ZRANGE robotsext:fleet 0 -1 WITHSCORES). The
+// default is the host name and the process id, "<host>/<pid>"; "" restores
+// it. Ids need not be unique: each Backend counts once in FleetSize, and
+// the random parts keep tokens apart.
 func WithWorkerID(id string) Option {
 	return func(c *config) { c.workerID = id }
+}
+
+// WithFleetSize sets the number of workers every Backend of the fleet
+// assumes until heartbeats show more: FleetSize never reports less, so the
+// Extension's local fallback (each worker paces a host at its Crawl-delay
+// × FleetSize while Redis is away) keeps the fleet within the delay even
+// for a worker that never reached Redis. Above n, FleetSize follows the
+// heartbeats of the last few intervals and may come back down to n when
+// workers leave.
+//
+// Without it, FleetSize starts at 1 and never reports less than the
+// largest count this Backend has learnt since New: a fleet that shrinks
+// keeps pacing its fallback as if it were still at its largest, which is
+// slower but never faster than polite. Set it to the number of workers
+// you run. Values below 1 restore the default.
+func WithFleetSize(n int) Option {
+	return func(c *config) { c.fleetSize = max(n, 0) }
+}
+
+// WithLogger sets where the Backend logs what an operator must know,
+// such as a Redis whose maxmemory-policy may evict the fleet's state (see
+// EvictionPolicy); nil, the default, logs to slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}
+
+// log returns the logger to use now.
+func (c *config) log() *slog.Logger {
+	if c.logger != nil {
+		return c.logger
+	}
+	return slog.Default()
 }

@@ -17,12 +17,18 @@ import "github.com/redis/go-redis/v9"
 // go-redis may retry a call whose reply was lost) and otherwise the
 // holder's remaining time in ms (≥ 1). A lease key without a TTL, which
 // only a foreign write could leave, is given ARGV[2] so that it cannot
-// block the origin for ever.
+// block the origin for ever; one of another type than a string is
+// replaced.
 var leaseScript = redis.NewScript(`
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 0
 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
+local v = redis.pcall('GET', KEYS[1])
+if type(v) == 'table' then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 0
+end
+if v == ARGV[1] then
   return 0
 end
 local ttl = redis.call('PTTL', KEYS[1])
@@ -42,9 +48,10 @@ return ttl
 //	KEYS[1] lease key, KEYS[2] record key; ARGV[1] token, ARGV[2] encoded
 //	record, ARGV[3] record ttl in ms
 //
-// It returns 1 when stored and 0 when the lease is not held by ARGV[1].
+// It returns 1 when stored and 0 when the lease is not held by ARGV[1]
+// (a lease key of another type than a string is held by nobody).
 var storeScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
   return 0
 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
@@ -57,32 +64,29 @@ return 1
 // the caller's, so clock skew between workers cannot shorten a gap.
 //
 //	KEYS[1] pace key; ARGV[1] delay in µs (≥ 0), ARGV[2] margin in µs,
-//	ARGV[3] how long a start booked with delay 0 on a host without a
-//	pace is kept, in µs
+//	ARGV[3] how long a start is kept at least, in µs
+//	(backend.MinPaceKeep)
 //
-// The pace key holds "latest delay": the latest booked start and the
-// latest positive delay, in µs (exact in Lua's doubles until the year
-// 2255). A delay > 0 books max(now, latest+delay); a delay of 0 books
-// max(now, latest) and keeps the stored delay. On a host without a pace,
-// a delay of 0 books now and keeps it for ARGV[3]: the Extension books
-// its robots.txt request so, before it knows the delay, and the host's
-// first page request must count its delay from it. The key expires when
-// it stops mattering: its start plus its delay (or ARGV[3] for such a
-// mark), plus the margin. The script returns the wait, booked start −
-// now, in µs.
+// The pace key holds "latest delay" or, written by startScript, "latest
+// delay token": the latest start and the latest positive delay, in µs
+// (exact in Lua's doubles until the year 2255). A delay > 0 books
+// max(now, latest+delay); a delay of 0 books max(now, latest) and keeps
+// the stored delay. A value that does not parse, or a key of another
+// type, counts as no pace and is replaced. The key expires when it stops
+// mattering: its start plus the longer of its delay and ARGV[3] (so that
+// the robots.txt request, booked with delay 0 before the delay is known,
+// still counts for the host's first page), plus the margin. The script
+// returns the wait, booked start − now, in µs.
 var reserveScript = redis.NewScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local delay = tonumber(ARGV[1])
 local latest, kept
-local v = redis.call('GET', KEYS[1])
-if v then
-  local sp = string.find(v, ' ', 1, true)
-  if sp then
-    latest = tonumber(string.sub(v, 1, sp - 1))
-    kept = tonumber(string.sub(v, sp + 1))
-  end
+local v = redis.pcall('GET', KEYS[1])
+if type(v) == 'string' then
+  local a, b = string.match(v, '^(%d+) (%d+)')
+  latest, kept = tonumber(a), tonumber(b)
 end
 if latest == nil or kept == nil then
   latest, kept = now - delay, 0
@@ -94,26 +98,154 @@ local start = latest + delay
 if start < now then
   start = now
 end
-local hold = kept
-if hold == 0 then
-  hold = tonumber(ARGV[3])
-end
+local hold = math.max(kept, tonumber(ARGV[3]))
 local ttl = math.ceil((start - now + hold + tonumber(ARGV[2])) / 1000)
 redis.call('SET', KEYS[1], string.format('%.0f %.0f', start, kept), 'PX', string.format('%.0f', ttl))
 return start - now
 `)
 
-// heartbeatScript renews one worker's entry in the fleet set, prunes the
-// entries not renewed within the window and returns how many remain.
+// startScript answers backend.Starter.Start for one host, by Redis's
+// clock (TIME), in one atomic step.
 //
-//	KEYS[1] fleet key; ARGV[1] worker id, ARGV[2] window in ms
+//	KEYS[1] pace key; ARGV[1] token, ARGV[2] delay in µs (≥ 0),
+//	ARGV[3] how far in the future a latest start may lie before it is
+//	treated as broken, in µs, ARGV[4] how long a start is kept at least,
+//	in µs (backend.MinPaceKeep), ARGV[5] margin in µs
+//
+// The pace key holds "latest delay token": the latest start granted (µs),
+// the latest positive delay (µs) and the token it was granted to (the
+// rest of the value; "" after a Reserve, which writes "latest delay").
+// With no start known, at least the delay past the latest, a delay of 0,
+// or the holder's own token, the script grants: it writes "now delay
+// token" and returns {0, repaired}. Otherwise it returns {wait, 0}, the
+// µs until latest + delay. A value that does not parse, a key of another
+// type, or a latest start more than ARGV[3] ahead of now is replaced as
+// if no start were known, and repaired is 1. The key expires once its
+// start is older than the longer of its delay and ARGV[4], plus the
+// margin.
+var startScript = redis.NewScript(`
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local token = ARGV[1]
+local delay = tonumber(ARGV[2])
+local latest, kept, holder
+local repaired = 0
+local v = redis.pcall('GET', KEYS[1])
+if type(v) == 'string' then
+  local a, b, rest = string.match(v, '^(%d+) (%d+)(.*)$')
+  latest, kept = tonumber(a), tonumber(b)
+  if latest == nil or kept == nil then
+    repaired = 1
+  elseif latest > now + tonumber(ARGV[3]) then
+    latest, repaired = nil, 1
+  elseif rest == '' then
+    holder = ''
+  elseif string.sub(rest, 1, 1) == ' ' then
+    holder = string.sub(rest, 2)
+  else
+    latest, repaired = nil, 1
+  end
+elseif v then
+  repaired = 1
+end
+if latest == nil then
+  kept = 0
+elseif delay > 0 and (token == '' or holder ~= token) then
+  local wait = latest + delay - now
+  if wait > 0 then
+    return {wait, repaired}
+  end
+end
+if delay > 0 then
+  kept = delay
+end
+local ttl = math.ceil((math.max(kept, tonumber(ARGV[4])) + tonumber(ARGV[5])) / 1000)
+redis.call('SET', KEYS[1], string.format('%.0f %.0f ', now, kept) .. token, 'PX', string.format('%.0f', ttl))
+return {0, repaired}
+`)
+
+// renewScript extends a fetch lease if the caller still holds it.
+//
+//	KEYS[1] lease key; ARGV[1] token, ARGV[2] ttl in ms
+//
+// It returns 1 when renewed and 0 when the lease is not held by ARGV[1].
+var renewScript = redis.NewScript(`
+if redis.pcall('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`)
+
+// heartbeatScript renews one worker's entry in the fleet set, prunes the
+// entries not renewed within the window and those scored more than the
+// window ahead of Redis's time (ghosts: a foreign write, or entries made
+// by a node whose clock was ahead), and returns how many remain. A key of
+// another type than a sorted set is replaced.
+//
+//	KEYS[1] fleet key; ARGV[1] member, ARGV[2] window in ms
 var heartbeatScript = redis.NewScript(`
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[2])
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then
+  kind = kind['ok']
+end
+if kind ~= 'zset' and kind ~= 'none' then
+  redis.call('DEL', KEYS[1])
+end
 redis.call('ZADD', KEYS[1], string.format('%.0f', now), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('(%.0f', now - window))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], string.format('(%.0f', now + window), '+inf')
 redis.call('PEXPIRE', KEYS[1], string.format('%.0f', 2 * window))
 return redis.call('ZCARD', KEYS[1])
+`)
+
+// purgeScript appends an origin to the purge log, a stream trimmed to
+// about ARGV[2] entries, and renews the log's TTL. A key of another type
+// than a stream is replaced (the readers' cursors then ask them to drop
+// everything, which is safe).
+//
+//	KEYS[1] purge log key; ARGV[1] origin, ARGV[2] length, ARGV[3] ttl in ms
+//
+// It returns the entry's id.
+var purgeScript = redis.NewScript(`
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then
+  kind = kind['ok']
+end
+if kind ~= 'stream' and kind ~= 'none' then
+  redis.call('DEL', KEYS[1])
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'origin', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return id
+`)
+
+// purgeCursorScript returns the id of the purge log's latest entry: the
+// cursor after every purge logged so far. A log that does not exist (none
+// was ever made, or it expired, or Redis restarted empty) is started with
+// a marker entry, so that every cursor given out names an entry the next
+// read can look for; a key of another type is replaced.
+//
+//	KEYS[1] purge log key; ARGV[1] length, ARGV[2] ttl in ms
+var purgeCursorScript = redis.NewScript(`
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then
+  kind = kind['ok']
+end
+if kind == 'stream' then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    return last[1][1]
+  end
+elseif kind ~= 'none' then
+  redis.call('DEL', KEYS[1])
+end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'start', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return id
 `)
