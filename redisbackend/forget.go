@@ -6,7 +6,9 @@ package redisbackend
 
 import (
 	"context"
-	"errors"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,33 +45,36 @@ func (b *Backend) Forget(ctx context.Context, origin string) error {
 			return err
 		}
 		return purgeScript.Run(ctx, b.client, []string{logKey}, origin, purgeLogLen,
-			ceilDiv(purgeLogTTL, time.Millisecond)).Err()
+			ceilDiv(purgeLogTTL, time.Millisecond), newNonce()).Err()
 	})
 }
 
-// Purges implements backend.Forgetter. The log is a Redis stream and a
-// cursor is the id of the latest entry the reader has seen ("1732440000000-0").
+// Purges implements backend.Forgetter. The log is a Redis stream whose
+// entries carry a random nonce, and a cursor names the latest entry the
+// reader has seen by its id and nonce ("1732440000000-0/9f8e7d6c5b4a3210").
 // A call reads from the cursor's own entry on (XRANGE, inclusive): when
-// that entry is still there, the log reaches back to the cursor and the
-// entries after it are the purges to apply; nothing purged costs that one
-// read, answered with the cursor's entry alone. When it is gone (the log
-// was trimmed past it, expired, deleted, or Redis restarted empty) or the
-// cursor is not a stream id, all is true and a second call returns the
-// log's latest id as the next cursor. Within the recovery grace after a
-// failed call (WithRecoveryGrace), a cut log is reported only once the
-// grace has passed (meanwhile Purges reports nothing and returns the same
-// cursor): after an outage, most likely a Redis that restarted empty, the
-// workers drop their near-caches once they share Redis again, and fetch
-// each robots.txt once for the fleet through the lease rather than each
-// on its own while still in fallback. A cursor of "" costs that call
-// only; when no log exists it starts one with a marker entry, so that the
-// cursor names an entry the next read can find.
+// that entry is still there with that nonce, the log reaches back to the
+// cursor and the entries after it are the purges to apply; nothing purged
+// costs that one read, answered with the cursor's entry alone. When it is
+// gone (the log was trimmed past it, expired, deleted, or Redis restarted
+// empty; the nonce tells a new log's entry with a reused id apart) or the
+// cursor is not one of this package's, all is true and a second call
+// returns the log's latest entry as the next cursor. Within the recovery
+// grace after a failed call (WithRecoveryGrace), a cut log is reported
+// only once the grace has passed (meanwhile Purges reports nothing and
+// returns the same cursor): after an outage, most likely a Redis that
+// restarted empty, the workers drop their near-caches once they share
+// Redis again, and fetch each robots.txt once for the fleet through the
+// lease rather than each on its own while still in fallback. A cursor of
+// "" costs the second call only; when no log exists it starts one with a
+// marker entry, so that the cursor names an entry the next read can find.
 func (b *Backend) Purges(ctx context.Context, cursor string) ([]string, string, bool, error) {
 	if cursor == "" {
 		next, err := b.purgeCursor(ctx)
 		return nil, next, false, err
 	}
-	if !isStreamID(cursor) {
+	id, nonce, ok := parseCursor(cursor)
+	if !ok {
 		next, err := b.purgeCursor(ctx)
 		return nil, next, true, err
 	}
@@ -77,7 +82,7 @@ func (b *Backend) Purges(ctx context.Context, cursor string) ([]string, string, 
 	var msgs []redis.XMessage
 	err := b.do(ctx, "purges", logKey, func(ctx context.Context) error {
 		var err error
-		msgs, err = b.client.XRangeN(ctx, logKey, cursor, "+", purgeRead).Result()
+		msgs, err = b.client.XRangeN(ctx, logKey, id, "+", purgeRead).Result()
 		if isWrongType(err) {
 			msgs, err = nil, nil // not a log: it no longer reaches the cursor
 		}
@@ -86,7 +91,7 @@ func (b *Backend) Purges(ctx context.Context, cursor string) ([]string, string, 
 	if err != nil {
 		return nil, "", false, err
 	}
-	if len(msgs) == 0 || msgs[0].ID != cursor {
+	if len(msgs) == 0 || msgs[0].ID != id || entryNonce(msgs[0]) != nonce {
 		if b.inGrace() {
 			// Redis failed lately, and the log is gone most likely
 			// because it restarted empty. Workers that still pace
@@ -103,33 +108,55 @@ func (b *Backend) Purges(ctx context.Context, cursor string) ([]string, string, 
 			origins = append(origins, o)
 		}
 	}
-	return origins, msgs[len(msgs)-1].ID, false, nil
+	last := msgs[len(msgs)-1]
+	return origins, last.ID + "/" + entryNonce(last), false, nil
 }
 
-// purgeCursor returns the purge log's latest id, starting the log when
-// there is none (purgeCursorScript).
+// purgeCursor returns the cursor of the purge log's latest entry,
+// starting the log when there is none (purgeCursorScript).
 func (b *Backend) purgeCursor(ctx context.Context) (string, error) {
 	logKey := b.keys.purges()
-	var id string
+	var res []string
 	err := b.do(ctx, "purges", logKey, func(ctx context.Context) error {
 		var err error
-		id, err = purgeCursorScript.Run(ctx, b.client, []string{logKey}, purgeLogLen,
-			ceilDiv(purgeLogTTL, time.Millisecond)).Text()
+		res, err = purgeCursorScript.Run(ctx, b.client, []string{logKey}, purgeLogLen,
+			ceilDiv(purgeLogTTL, time.Millisecond), newNonce()).StringSlice()
 		return err
 	})
-	if err == nil && id == "" {
-		err = errors.New("redisbackend: purges: the log answered no id")
+	if err != nil {
+		return "", err
 	}
-	return id, err
+	if len(res) != 2 || res[0] == "" {
+		return "", fmt.Errorf("redisbackend: purges: the log answered %q", res)
+	}
+	return res[0] + "/" + res[1], nil
 }
 
-// isStreamID reports whether s is a complete stream id, "ms-seq".
-func isStreamID(s string) bool {
-	ms, seq, ok := strings.Cut(s, "-")
+// entryNonce returns a log entry's nonce, "" when it has none.
+func entryNonce(m redis.XMessage) string {
+	n, _ := m.Values["n"].(string)
+	return n
+}
+
+// parseCursor splits a cursor into a complete stream id ("ms-seq") and a
+// nonce, and reports whether it is one.
+func parseCursor(cursor string) (id, nonce string, ok bool) {
+	id, nonce, ok = strings.Cut(cursor, "/")
+	if !ok || nonce == "" {
+		return "", "", false
+	}
+	ms, seq, ok := strings.Cut(id, "-")
 	if !ok {
-		return false
+		return "", "", false
 	}
 	_, err1 := strconv.ParseUint(ms, 10, 64)
 	_, err2 := strconv.ParseUint(seq, 10, 64)
-	return err1 == nil && err2 == nil
+	return id, nonce, err1 == nil && err2 == nil
+}
+
+// newNonce returns 8 random bytes in hex.
+func newNonce() string {
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(r[:])
 }

@@ -205,11 +205,16 @@ return redis.call('ZCARD', KEYS[1])
 `)
 
 // purgeScript appends an origin to the purge log, a stream trimmed to
-// about ARGV[2] entries, and renews the log's TTL. A key of another type
-// than a stream is replaced (the readers' cursors then ask them to drop
-// everything, which is safe).
+// about ARGV[2] entries, and renews the log's TTL. Each entry carries a
+// random nonce besides the origin: a log that was deleted and started
+// again can give out the ids of the old one again (ids restart at the
+// current millisecond), and the nonce tells a reader's cursor apart from
+// a new entry with its id. A key of another type than a stream is
+// replaced (the readers' cursors then ask them to drop everything, which
+// is safe).
 //
-//	KEYS[1] purge log key; ARGV[1] origin, ARGV[2] length, ARGV[3] ttl in ms
+//	KEYS[1] purge log key; ARGV[1] origin, ARGV[2] length, ARGV[3] ttl in
+//	ms, ARGV[4] nonce
 //
 // It returns the entry's id.
 var purgeScript = redis.NewScript(`
@@ -220,18 +225,22 @@ end
 if kind ~= 'stream' and kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'origin', ARGV[1])
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'origin', ARGV[1], 'n', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return id
 `)
 
-// purgeCursorScript returns the id of the purge log's latest entry: the
-// cursor after every purge logged so far. A log that does not exist (none
-// was ever made, or it expired, or Redis restarted empty) is started with
-// a marker entry, so that every cursor given out names an entry the next
-// read can look for; a key of another type is replaced.
+// purgeCursorScript returns the id and the nonce of the purge log's
+// latest entry: the cursor after every purge logged so far. A log that
+// does not exist (none was ever made, or it expired, or Redis restarted
+// empty) is started with a marker entry, so that every cursor given out
+// names an entry the next read can look for; a key of another type is
+// replaced.
 //
-//	KEYS[1] purge log key; ARGV[1] length, ARGV[2] ttl in ms
+//	KEYS[1] purge log key; ARGV[1] length, ARGV[2] ttl in ms, ARGV[3]
+//	the marker's nonce
+//
+// It returns {id, nonce} ("" for an entry without one).
 var purgeCursorScript = redis.NewScript(`
 local kind = redis.call('TYPE', KEYS[1])
 if type(kind) == 'table' then
@@ -240,12 +249,18 @@ end
 if kind == 'stream' then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
   if #last > 0 then
-    return last[1][1]
+    local fields = last[1][2]
+    for i = 1, #fields - 1, 2 do
+      if fields[i] == 'n' then
+        return {last[1][1], fields[i + 1]}
+      end
+    end
+    return {last[1][1], ''}
   end
 elseif kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'start', '1')
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'start', '1', 'n', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return id
+return {id, ARGV[3]}
 `)
