@@ -256,6 +256,45 @@ func TestDocsMetricNames(t *testing.T) {
 	}
 }
 
+// Every test the docs cite (such as `TestMultiProcess` or
+// `TestE2EDifferencesFromBuiltin/HEAD_requests_are_checked`) exists, in
+// this module or a nested one.
+func TestDocsCitedTestsExist(t *testing.T) {
+	t.Parallel()
+	var tests []byte
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != "." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, "_test.go") {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			tests = append(tests, b...)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := regexp.MustCompile("`((?:Test|Fuzz)[A-Za-z0-9_]+)[^`]*`")
+	for _, name := range markdownFiles(t) {
+		md, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range cited.FindAllSubmatch(md, -1) {
+			if !strings.Contains(string(tests), "func "+string(m[1])+"(") {
+				t.Errorf("%s cites %s, which no test file declares", name, m[1])
+			}
+		}
+	}
+}
+
 // checkLinks returns a line for each relative link or anchor in the
 // Markdown file name of fsys that does not resolve. Links inside code
 // (fenced blocks and spans) are not links; absolute URLs are not checked.
