@@ -48,7 +48,7 @@ const paceMargin = time.Second
 // while the fetch runs), backend.Forgetter (the fleet-wide purge) and
 // backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
 // checking the lease, writing the record and releasing the lease; Forget
-// two), bounded by WithTimeout and guarded by a circuit breaker
+// two, and Purges two when the log was cut), bounded by WithTimeout and guarded by a circuit breaker
 // (WithBreaker). A caller's cancelled context is returned as is and never
 // counts as a Redis failure.
 type Backend struct {

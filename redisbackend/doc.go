@@ -1,59 +1,102 @@
 // Package redisbackend shares robotsext's politeness state across a fleet
 // of crawler processes through Redis: each origin's robots.txt is fetched
-// once per fleet (a lease, fenced writes), its record is shared with its
-// HTTP lifetime, and each host's Crawl-delay is kept by the fleet as a
-// whole (one atomic reservation per request, timed by Redis's clock).
+// once per fleet (a short lease renewed while the fetch runs, fenced
+// writes), its record is shared with its HTTP lifetime, each host's
+// Crawl-delay is kept by the fleet as a whole (each request's start
+// granted by one script timed by Redis's clock), and an operator can
+// purge an origin for the whole fleet (Forget, robotsadmin).
 //
 //	client := redis.NewClient(&redis.Options{
 //		Addr:                  "redis:6379",
 //		ContextTimeoutEnabled: true, // let the per-call timeouts reach the socket
 //	})
-//	backend := redisbackend.New(client)
+//	backend := redisbackend.New(client, redisbackend.WithFleetSize(8)) // the workers you run
 //	defer backend.Close(context.Background())
 //	ext := robotsext.Apply(c, robotsext.WithBackend(backend))
 //
 // # Cost
 //
 // The Extension keeps parsed records in its own near-cache, so a cached
-// origin costs no Redis call; a host with a Crawl-delay costs one EVALSHA
-// per request (Reserve). Each Backend also refreshes its heartbeat every
-// few seconds (see WithHeartbeat) so that FleetSize knows how many workers
-// share the pace.
+// origin costs no Redis call; a host with a Crawl-delay costs two EVALSHA
+// per request (Start when the request is queued, and again with its token
+// right before it goes on the wire, so that a worker that became late
+// pushes the host's next start back for the whole fleet), and one more
+// each time Start answers "not yet". Each Backend also refreshes its
+// heartbeat every few seconds (see WithHeartbeat) so that FleetSize knows
+// how many workers share the pace, each Extension reads the purge log
+// every 2 s while it crawls (one XRANGE when nothing was purged), and a
+// robots.txt fetch renews its lease once a second.
 //
 // # Failure
 //
 // Every call is bounded by a short timeout (WithTimeout, 250 ms by
-// default; it only reaches the network when the client has
-// ContextTimeoutEnabled). After several consecutive failures a circuit
-// breaker fails every call at once with ErrUnavailable for a cool-down,
-// then lets one probe through (WithBreaker). The Extension answers a
-// failed call by fetching and pacing locally, at the delay times
-// FleetSize, so robots.txt stays obeyed and the fleet stays polite while
-// Redis is away. FleetSize keeps its last value during an outage and does
-// not drop while a restarted Redis refills its fleet set; for a while
-// after a failure (WithRecoveryGrace) Reserve also books delay ×
-// FleetSize, because the workers come back to Redis one by one. Redis
-// keeps paces only in memory: a restart forgets them, which can let one
-// request per host start early. Records lost in a restart are fetched
-// again, once per fleet.
+// default), also with a client made without ContextTimeoutEnabled: a
+// call Redis does not answer in time, whether it is down, hung or paused
+// (CLIENT PAUSE), fails and counts as a failure. Healthy is false from a
+// failed call until one succeeds. After several consecutive failures a
+// circuit breaker fails every call at once with ErrUnavailable for a
+// cool-down, then lets one probe through (WithBreaker). The Extension
+// answers a failed call by fetching and pacing locally, at the delay
+// times FleetSize, so robots.txt stays obeyed and the fleet stays polite
+// while Redis is away.
+//
+// FleetSize is the fleet's size as the heartbeats show it: by default the
+// largest count this Backend has seen, never less, so a worker's fallback
+// never speeds up because a restarted Redis forgot the fleet or workers
+// left. A worker that never reached Redis knows only itself: give every
+// worker WithFleetSize(n), the number of workers you run, so that its
+// fallback is safe from the start. Heartbeats scored in the future or
+// more than three heartbeats in the past (foreign writes, clock trouble)
+// are pruned and never counted. For a while after a failure
+// (WithRecoveryGrace) Reserve also books delay × FleetSize, because the
+// workers come back to Redis one by one.
+//
+// Redis keeps paces only in memory: a restart without persistence
+// forgets them, which can let one request per host start early, and
+// forgets the records, which are fetched again once per fleet. It also
+// forgets the purge log: each worker then drops its near-cached records
+// once (a purge made just before the restart may have been lost), but
+// only after the recovery grace, when the fleet shares Redis again, so
+// that each robots.txt is fetched once for the fleet rather than once per
+// worker. Values this package cannot read (garbage, a key of another
+// type, a start more than a second in the future) are replaced rather
+// than failing calls; Start reports such a repair, which the Extension
+// counts and logs.
+//
+// # Eviction
+//
+// Use maxmemory-policy noeviction. Every key has a TTL, so any other
+// policy, volatile-* included, lets a full Redis evict the fleet's
+// state: an evicted pace lets a host's next request start at once, an
+// evicted lease lets a second worker fetch the same robots.txt. With
+// noeviction a full Redis refuses writes instead; those calls fail, and
+// the fleet paces locally at delay × FleetSize (slower, never faster)
+// until memory is freed. At its first successful call a Backend reads
+// the policy (CONFIG GET, where allowed) and logs a warning once
+// (WithLogger) when it can evict; EvictionPolicy returns it.
 //
 // # Keys
 //
-// Every key starts with the prefix (WithPrefix, "robotsext:" by default)
-// and carries the host in a Redis Cluster hash tag, so that each script
-// touches one slot:
+// Every key starts with the prefix (WithPrefix, "robotsext:" by default);
+// per-origin and per-host keys carry the host in a Redis Cluster hash
+// tag, so that each script touches one slot:
 //
 //	robotsext:{example.com}:rec:https://example.com     the record (string, encoded, body deflated)
-//	robotsext:{example.com}:lease:https://example.com   the fetch lease (string: holder's token)
-//	robotsext:{example.com}:pace                        the pace (string: latest start and delay, µs)
-//	robotsext:fleet                                     the heartbeats (sorted set: worker id by last seen)
+//	robotsext:{example.com}:lease:https://example.com   the fetch lease (string: the holder's token, "<worker id>/<hex>")
+//	robotsext:{example.com}:pace                        the pace (string: "latest delay token", µs by Redis's clock)
+//	robotsext:fleet                                     the heartbeats (sorted set: "<worker id>/<hex>" by last seen, ms)
+//	robotsext:purges                                    the purge log (stream of {origin, n}, MAXLEN ~1024)
 //
 // Every key has a TTL: a record lives until Record.KeepUntil (at least a
 // minute; 30 days for a good robots.txt, robotsext.MaxStale), a lease for
-// its ttl, a pace until its latest start plus its delay and a second (a
-// start booked with delay 0 on a host without a pace, which is how the
-// Extension books its robots.txt request, a minute), the fleet set for two
-// heartbeat windows after the latest beat.
+// its ttl (renewed while its holder fetches), a pace until its latest
+// start plus the longer of its delay and backend.MinPaceKeep (a minute),
+// plus a second, the fleet set for two heartbeat windows after the latest
+// beat, the purge log for 30 days after the latest purge.
+//
+// Worker ids (WithWorkerID; by default "<host name>/<process id>") start
+// every lease token, so robotsadmin and Inspect show which worker is
+// fetching an origin's robots.txt.
 //
 // # Memory
 //

@@ -29,6 +29,8 @@ func ExampleNew() {
 	backend := redisbackend.New(client,
 		redisbackend.WithPrefix("crawl-2026-05:"), // one prefix per crawl
 		redisbackend.WithBreaker(5, 2*time.Second),
+		redisbackend.WithFleetSize(8),          // the workers you run: their fallback pace while Redis is away
+		redisbackend.WithWorkerID("crawler-3"), // shown as the lease holder by robotsadmin; default host/pid
 	)
 	defer backend.Close(context.Background()) // leave the fleet count at once
 

@@ -114,7 +114,8 @@ func WithBreaker(failures int, coolDown time.Duration) Option {
 // renewal is one extra Redis call per interval, made in the background by
 // the first call after the interval has passed, so an idle Backend makes
 // none and drops out of the count after three intervals. A negative d
-// turns the heartbeat off: FleetSize then reports 1.
+// turns the heartbeat off: FleetSize then reports 1, or the n of
+// WithFleetSize.
 func WithHeartbeat(d time.Duration) Option {
 	return func(c *config) {
 		if d == 0 {
@@ -132,7 +133,9 @@ func WithHeartbeat(d time.Duration) Option {
 // own, 5 s), and one booking the plain delay in Redis while the others
 // still pace locally would send the host more than its Crawl-delay
 // allows. The grace keeps every worker at the fleet's share until all are
-// back; it costs a few seconds of slower pacing after an outage.
+// back; it costs a few seconds of slower pacing after an outage. Purges
+// also waits for the grace to pass before it reports a purge log that
+// was lost (see Purges).
 func WithRecoveryGrace(d time.Duration) Option {
 	return func(c *config) {
 		if d == 0 {
