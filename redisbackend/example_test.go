@@ -29,8 +29,6 @@ func ExampleNew() {
 	backend := redisbackend.New(client,
 		redisbackend.WithPrefix("crawl-2026-05:"), // one prefix per crawl
 		redisbackend.WithBreaker(5, 2*time.Second),
-		redisbackend.WithFleetSize(8),          // the workers you run: their fallback pace while Redis is away
-		redisbackend.WithWorkerID("crawler-3"), // shown as the lease holder by robotsadmin; default host/pid
 	)
 	defer backend.Close(context.Background()) // leave the fleet count at once
 
@@ -38,4 +36,23 @@ func ExampleNew() {
 	robotsext.Apply(c, robotsext.WithBackend(backend))
 	// c.Visit(...) as usual; every worker shares robots.txt and each
 	// host's Crawl-delay with the others.
+}
+
+// Every worker of a fleet of eight is told the fleet's size, so that a
+// worker that cannot reach Redis (down at start, a wrong password, a full
+// Redis) paces each host at its Crawl-delay × 8 from its first request;
+// without it a worker assumes only the workers it has seen. The worker id
+// starts each lease token, so robotsadmin shows which worker fetches.
+func ExampleWithFleetSize() {
+	client := redis.NewClient(&redis.Options{Addr: "redis.internal:6379", ContextTimeoutEnabled: true})
+	defer client.Close()
+
+	backend := redisbackend.New(client,
+		redisbackend.WithFleetSize(8),
+		redisbackend.WithWorkerID("crawler-3"), // default: host name/process id
+	)
+	defer backend.Close(context.Background())
+
+	c := colly.NewCollector()
+	robotsext.Apply(c, robotsext.WithBackend(backend))
 }
