@@ -66,11 +66,12 @@ func (b *Backend) EvictionPolicy() string {
 }
 
 // CheckEviction reads the server's maxmemory-policy now (CONFIG GET; on a
-// Cluster, every master's, reporting an evicting one first), remembers it
-// for EvictionPolicy, and logs the warning EvictionPolicy describes once
-// per Backend. A Backend does this by itself after its first successful
-// call; call it to check at start, before the crawl. The error is
-// CONFIG GET's, such as a refusal; it does not count against the breaker.
+// Cluster every master's and on a Ring every shard's, reporting an
+// evicting one first), remembers it for EvictionPolicy, and logs the
+// warning EvictionPolicy describes once per Backend. A Backend does this
+// by itself after its first successful call; call it to check at start,
+// before the crawl. The error is CONFIG GET's, such as a refusal; it
+// does not count against the breaker.
 func (b *Backend) CheckEviction(ctx context.Context) (string, error) {
 	if b.client == nil {
 		return "", ErrNoClient
@@ -87,14 +88,17 @@ func (b *Backend) CheckEviction(ctx context.Context) (string, error) {
 		return nil
 	}
 	call := func(ctx context.Context) error {
+		var mu sync.Mutex
+		each := func(ctx context.Context, n *redis.Client) error {
+			mu.Lock()
+			defer mu.Unlock()
+			return read(ctx, n)
+		}
 		switch c := b.client.(type) {
 		case *redis.ClusterClient:
-			var mu sync.Mutex
-			return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-				mu.Lock()
-				defer mu.Unlock()
-				return read(ctx, n)
-			})
+			return c.ForEachMaster(ctx, each)
+		case *redis.Ring:
+			return c.ForEachShard(ctx, each)
 		default:
 			return read(ctx, c)
 		}
