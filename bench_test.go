@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -418,5 +419,96 @@ func BenchmarkParseWorstCase(b *testing.B) {
 func BenchmarkCheckWorstCase(b *testing.B) {
 	for _, in := range worstCaseInputs() {
 		benchCheck(b, in.name, []benchInput{in})
+	}
+}
+
+// hostileLengths are the URL lengths the hostile files are asked about.
+var hostileLengths = []int{118, 2 << 10, 8 << 10}
+
+// hostileURL is "/abab…" of n octets.
+func hostileURL(n int) string {
+	return "/" + strings.Repeat("ab", n/2)[:n-1]
+}
+
+// hostileRobots returns a file of one "*" group of about 500 KiB in one of
+// three shapes, built the same way on every run:
+//
+//   - wild: 12,669 distinct rules "/*a*b*…*aa", a run of 12 to 14
+//     single-octet pieces a and b (the binary digits of the rule's
+//     number) and a final "aa". No rule matches "/abab…" (it holds no
+//     "aa"), so a plain matcher tries every rule against the whole URL.
+//   - literal: the same rules without their '*' ("/abab…aa"): the file's
+//     non-hostile equivalent, as many rules of the same lengths.
+//   - ordered: rules of single-octet pieces a and b only, every one of them
+//     in the URL, in orders that need more of the URL than the n octets it
+//     has: each rule fails only at its end. Rules are about n/2 pieces
+//     long, so fewer fit in 500 KiB as n grows. This shape passes every
+//     filter a rule's octets or pieces allow; only matching rejects it.
+func hostileRobots(shape string, n int) []byte {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	switch shape {
+	case "wild", "literal":
+		star := "*"
+		if shape == "literal" {
+			star = ""
+		}
+		for i := 0; b.Len() < 500<<10; i++ {
+			v := i + 1<<12 // 12 or more binary digits below the leading one
+			b.WriteString("Disallow: /")
+			for bit := bits.Len(uint(v)) - 2; bit >= 0; bit-- {
+				b.WriteString(star)
+				b.WriteByte("ab"[v>>bit&1])
+			}
+			b.WriteString(star + "aa\n")
+		}
+	case "ordered":
+		// After a piece found at an a, the next piece b costs one octet
+		// and a costs two (the next a is two octets on); likewise after
+		// a b. A rule fails once its cost passes the n-1 octets after
+		// the '/'. x is a xorshift generator with a fixed seed.
+		x := uint64(0x9E3779B97F4A7C15)
+		for b.Len() < 500<<10 {
+			b.WriteString("Disallow: /")
+			cost, prev := 0, byte('b') // the '/' is followed by an a
+			for cost < n {
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				c := "ab"[x&1]
+				if c == prev {
+					cost += 2
+				} else {
+					cost++
+				}
+				prev = c
+				b.WriteByte('*')
+				b.WriteByte(c)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return []byte(b.String())
+}
+
+// Hostile wildcard files (issue 22): a check of "/abab…" of 118, 2,048
+// and 8,192 octets against each shape of hostileRobots. Compare wild with
+// its non-hostile equivalent, literal, and with BenchmarkCheckWorstCase's
+// group500KiB.
+func BenchmarkCheckHostile(b *testing.B) {
+	for _, shape := range []string{"wild", "literal", "ordered"} {
+		for _, n := range hostileLengths {
+			p := ParsePolicy(hostileRobots(shape, n))
+			url := hostileURL(n)
+			if v := p.Check(benchAgent, url); !v.Allowed || v.Reason != ReasonNoMatch {
+				b.Fatalf("%s: Check(/abab… of %d) = %+v; want no match", shape, n, v)
+			}
+			b.Run(fmt.Sprintf("%s/%d", shape, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_ = p.Check(benchAgent, url)
+				}
+			})
+		}
 	}
 }

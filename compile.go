@@ -13,11 +13,10 @@ import (
 
 // groupIndex is the index of one group, immutable once published in
 // Policy.index. The group's literal rules (no '*', no final '$') are lits,
-// the front of its span of Policy.rules, sorted by pattern, Allow first,
-// then line, with repeated patterns dropped: the first of each is the one
-// that decides.
+// sorted by pattern, Allow first, then line, with repeated patterns
+// dropped: the first of each is the one that decides.
 type groupIndex struct {
-	lits []rule
+	lits []litRule
 	// keys[i] is prefix8 of the pattern of lits[i]: the binary search
 	// reads this dense array and touches the text only on equal keys.
 	keys []uint64
@@ -41,6 +40,16 @@ type groupIndex struct {
 	starts []int32
 }
 
+// litRule is a literal rule in a group's index, with the octets 8 to 15 of
+// its pattern packed as prefix8 packs the first eight (zero-padded; 0 for
+// patterns of up to eight octets). Beside the rule, which a check reads
+// anyway, the tail answers for patterns of up to sixteen octets without a
+// read of the text.
+type litRule struct {
+	rule
+	tail uint64
+}
+
 // minBuckets is the number of wildcard rules from which a group's index
 // buckets them (see groupIndex.order).
 const minBuckets = 16
@@ -59,14 +68,22 @@ func wildBucket(pat string) int {
 type wildRule struct {
 	// prec is precOf(priority, allow, line); the priority is n, or the
 	// directory's length plus its '$'.
-	prec  uint64
-	off   uint32 // the rule's pattern as stored: text[off:off+n]
+	prec uint64
+	off  uint32 // the rule's pattern as stored: text[off:off+n]
+	// grams holds the codes (see gramCode) of two bigrams of the
+	// pattern's literal pieces, as g1 | g2<<16, which every path it
+	// matches holds; 0 when it has none or its group is too small for
+	// them to be used (see pickGrams).
+	grams uint32
 	n     uint16
 	match uint16 // the length of it to match: n without a final '$', or the directory's
 	// star and last are the first and last '*' of text[off:off+match],
 	// or match when it has none.
 	star, last uint16
-	anchor     bool // a final '$' (written, or the directory rule's) anchors the end
+	// min is the length of the shortest path it matches: the octets to
+	// match that are not '*'.
+	min    uint16
+	anchor bool // a final '$' (written, or the directory rule's) anchors the end
 }
 
 // Patterns are at most three octets per octet of a line (see writeEscaped),
@@ -77,8 +94,67 @@ const _ uint16 = 3 * maxLineLen
 // pat, stored at off, matching pat[:match].
 func newWildRule(prec uint64, off uint32, pat string, match int, anchor bool) wildRule {
 	star, last := stars(pat[:match])
-	return wildRule{prec, off, uint16(len(pat)), uint16(match), uint16(star), uint16(last), anchor}
+	return wildRule{
+		prec: prec, off: off, n: uint16(len(pat)), match: uint16(match),
+		star: uint16(star), last: uint16(last),
+		min:    uint16(match - strings.Count(pat[:match], "*")),
+		anchor: anchor,
+	}
 }
+
+// gramCode is the code of the bigram of octets a and b: their low seven
+// bits each (patterns and paths are US-ASCII), in 14 bits, never 0 for
+// the octets of a pattern (which holds no NUL).
+func gramCode(a, b byte) uint32 { return uint32(a&0x7f)<<7 | uint32(b&0x7f) }
+
+// minGramRules is the number of wildcard rules from which a group's rules
+// are given grams: a check turns to them only after wildTries rules failed
+// to match (see scanWild).
+const minGramRules = wildTries + 2
+
+// pickGrams gives each wildcard rule of ix the two bigrams of its literal
+// pieces (the octets between its '*') that the fewest of the group's
+// patterns hold, the later of equals: a path is then unlikely to hold them
+// by chance. Counts are kept in a small table by a hash of the bigram; a
+// collision only makes a choice less good, never wrong.
+func (p *Policy) pickGrams(ix *groupIndex) {
+	var count [1024]uint16
+	each := func(pat string, fn func(code uint32)) {
+		for i := 0; i+1 < len(pat); i++ {
+			if pat[i] != '*' && pat[i+1] != '*' {
+				fn(gramCode(pat[i], pat[i+1]))
+			}
+		}
+	}
+	slot := func(code uint32) *uint16 { return &count[gramHash(code, 10)] }
+	for _, w := range ix.wild {
+		each(p.text[w.off:w.off+uint32(w.match)], func(code uint32) {
+			if c := slot(code); *c < 1<<16-1 {
+				*c++
+			}
+		})
+	}
+	for i := range ix.wild {
+		w := &ix.wild[i]
+		var g1, g2 uint32 // g1 the rarer
+		each(p.text[w.off:w.off+uint32(w.match)], func(code uint32) {
+			switch {
+			case code == g1 || code == g2:
+			case g1 == 0 || *slot(code) <= *slot(g1):
+				g1, g2 = code, g1
+			case g2 == 0 || *slot(code) <= *slot(g2):
+				g2 = code
+			}
+		})
+		if g2 == 0 {
+			g2 = g1
+		}
+		w.grams = g1 | g2<<16
+	}
+}
+
+// gramHash hashes a bigram's code to bits bits.
+func gramHash(code uint32, bits uint) uint32 { return code * 0x9E3779B1 >> (32 - bits) }
 
 // groupIndex returns group g's index, building it on first use. Building
 // takes p.mu; readers of a published index take no lock.
@@ -140,7 +216,13 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	}
 	rs = rs[:lits]
 	rs = rs[:p.sortLiterals(rs)]
-	ix.lits = rs
+	ix.lits = make([]litRule, len(rs))
+	for i, r := range rs {
+		ix.lits[i] = litRule{r, 0}
+		if pat := p.pattern(r); len(pat) > 8 {
+			ix.lits[i].tail = prefix8(pat[8:])
+		}
+	}
 	ix.parents = p.prefixParents(rs)
 	// Keys and masks share one allocation: a check reads both.
 	words := make([]uint64, len(rs)+len(ix.wild))
@@ -152,6 +234,9 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
 	for i, w := range ix.wild {
 		ix.masks[i] = octetMask(p.text[w.off : w.off+uint32(w.match)])
+	}
+	if len(ix.wild) >= minGramRules {
+		p.pickGrams(ix)
 	}
 	if len(ix.wild) >= minBuckets {
 		p.bucketWild(ix)

@@ -208,12 +208,12 @@ func (b best) allow() bool { return b.prec&(1<<32) != 0 }
 // Check does not allocate for URLs of up to 512 bytes after encoding. The
 // first question that needs a group builds the group's index.
 func (p *Policy) Check(userAgent, rawURL string) (v Verdict) {
-	path, mask, ready := pathSpan(rawURL)
+	path, ready := pathSpan(rawURL)
 	if !ready {
 		var buf [pathBufSize]byte
-		path, mask = bytesString(finishPath(buf[:0], path)), 0
+		path = bytesString(finishPath(buf[:0], path))
 	}
-	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, mask))
+	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, 0))
 	return v
 }
 
@@ -257,7 +257,10 @@ func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 		return best{}
 	}
 	var b best
-	pk := prefix8(path)
+	pk, pk2 := prefix8(path), uint64(0)
+	if len(path) > 8 {
+		pk2 = prefix8(path[8:])
+	}
 	for i := range sel.n {
 		g := sel.first
 		if sel.n > 1 {
@@ -268,12 +271,9 @@ func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 		if ix == nil {
 			ix = p.buildGroupIndex(g)
 		}
-		p.bestLiteral(ix, path, pk, &b)
+		p.bestLiteral(ix, path, pk, pk2, &b)
 		if len(ix.wild) > 0 {
-			if mask == 0 {
-				mask = pathMask(path)
-			}
-			p.bestWild(ix, path, mask, &b)
+			p.bestWild(ix, path, &mask, &b)
 		}
 	}
 	return b
@@ -303,18 +303,21 @@ func (p *Policy) verdict(v *Verdict, b best) {
 
 // written returns the value of the deciding rule as written in robots.txt.
 func (p *Policy) written(b best) string {
-	if raw, ok := p.raws[b.line()]; ok {
-		return raw
+	if p.raws != nil {
+		if raw, ok := p.raws[b.line()]; ok {
+			return raw
+		}
 	}
 	return p.text[b.off : b.off+b.n]
 }
 
 // bestLiteral finds the longest literal pattern of the group that is a
 // prefix of path, in O(log n) comparisons plus a walk up its prefix chain,
-// and offers it to b. pk is prefix8(path): the search compares keys only,
-// without branching on them, and compares strings only among the patterns
-// whose key equals the path's.
-func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
+// and offers it to b. pk and pk2 are prefix8 of path and of path[8:]: the
+// search compares keys only, without branching on them, and compares
+// patterns' sixteen first octets as keys and tails (see litRule), touching
+// the text only for patterns longer than that.
+func (p *Policy) bestLiteral(ix *groupIndex, path string, pk, pk2 uint64, b *best) {
 	rs := ix.lits
 	keys := ix.keys[:len(rs)]
 	if len(keys) == 0 || keys[0] > pk {
@@ -332,15 +335,16 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
 		i += half &^ -int(borrow)
 		n -= half
 	}
-	pat := p.pattern(rs[i])
-	lcp := keyPrefixLen(keys[i], pk, pat, path)
+	e := rs[i]
+	pat := p.pattern(e.rule)
+	lcp := keyPrefixLen(keys[i], pk, e.tail, pk2, pat, path)
 	if keys[i] == pk && lcp < len(pat) && (lcp == len(path) || pat[lcp] > path[lcp]) {
 		// pat > path: among the patterns whose key is pk, find the last
 		// one <= path.
 		lo, hi := 0, i
 		for lo < hi {
 			mid := int(uint(lo+hi) >> 1)
-			if k := keys[mid]; k < pk || k == pk && patternAtMostTail(p.pattern(rs[mid]), path) {
+			if k := keys[mid]; k < pk || k == pk && p.atMostTail(rs[mid], path, pk2) {
 				lo = mid + 1
 			} else {
 				hi = mid
@@ -349,31 +353,39 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk uint64, b *best) {
 		if i = lo - 1; i < 0 {
 			return
 		}
-		pat = p.pattern(rs[i])
-		lcp = keyPrefixLen(keys[i], pk, pat, path)
+		e = rs[i]
+		pat = p.pattern(e.rule)
+		lcp = keyPrefixLen(keys[i], pk, e.tail, pk2, pat, path)
 	}
 	for len(pat) > lcp {
 		i = int(ix.parents[i])
 		if i < 0 {
 			return
 		}
-		pat = p.pattern(rs[i])
+		e = rs[i]
+		pat = p.pattern(e.rule)
 	}
-	r := rs[i]
-	if prec := precOf(int32(len(pat)), r.isAllow(), r.line()); prec > b.prec {
-		*b = best{prec, r.off(), uint32(len(pat))}
+	if prec := precOf(int32(len(pat)), e.isAllow(), e.line()); prec > b.prec {
+		*b = best{prec, e.off(), uint32(len(pat))}
 	}
 }
 
-// patternAtMostTail reports pat <= path for a pattern whose prefix8 key
-// equals the path's. Patterns hold no NUL, so equal keys mean that the
-// shorter of the two strings' first eight octets is a prefix of the
-// other's.
-func patternAtMostTail(pat, path string) bool {
-	if len(pat) <= 8 {
+// atMostTail reports pattern <= path for a literal rule whose prefix8 key
+// equals the path's; pk2 is prefix8(path[8:]). Patterns hold no NUL, so
+// equal keys mean that the shorter of the two strings' first eight octets
+// is a prefix of the other's, and so for the tails.
+func (p *Policy) atMostTail(e litRule, path string, pk2 uint64) bool {
+	pat := p.pattern(e.rule)
+	switch {
+	case len(pat) <= 8:
+		return true // a prefix of path
+	case e.tail != pk2:
+		return e.tail < pk2
+	case len(pat) <= 16:
 		return true // a prefix of path
 	}
-	pat, path = pat[8:], path[8:] // path has eight octets too: its key has no padding
+	// Past sixteen octets, which path has too: its tail has no padding.
+	pat, path = pat[16:], path[16:]
 	n := commonPrefixLen(pat, path)
 	return n == len(pat) || n < len(path) && pat[n] < path[n]
 }
@@ -396,22 +408,29 @@ func prefix8Short(s string) uint64 {
 	return k
 }
 
-// keyPrefixLen is commonPrefixLen(pat, path) for a pattern whose
-// prefix8 key is k and a path whose key is pk: within the first eight
-// octets the keys answer, without a loop; past them the strings do.
-func keyPrefixLen(k, pk uint64, pat, path string) int {
+// keyPrefixLen is commonPrefixLen(pat, path) for a pattern whose prefix8
+// key is k and tail (prefix8 of its octets past the eighth) is k2, and a
+// path whose key and tail are pk and pk2: within the first sixteen octets
+// the keys answer, without a loop; past them the strings do.
+func keyPrefixLen(k, pk, k2, pk2 uint64, pat, path string) int {
 	n := min(len(pat), len(path))
+	// Zero padding may differ from a NUL in path: cap at n.
 	if x := k ^ pk; x != 0 {
-		// Zero padding may differ from a NUL in path: cap at n.
 		return min(bits.LeadingZeros64(x)>>3, n)
 	}
 	if n <= 8 {
 		return n
 	}
-	if n == len(pat) && pat[8:] == path[8:n] {
+	if x := k2 ^ pk2; x != 0 {
+		return min(8+bits.LeadingZeros64(x)>>3, n)
+	}
+	if n <= 16 {
+		return n
+	}
+	if n == len(pat) && pat[16:] == path[16:n] {
 		return n // the common case: pat is a prefix of path
 	}
-	return 8 + commonPrefixLen(pat[8:n], path[8:n])
+	return 16 + commonPrefixLen(pat[16:n], path[16:n])
 }
 
 func commonPrefixLen(a, b string) int {
@@ -440,7 +459,9 @@ func loadLE(s string) uint64 {
 // octet the rule needs; in groups with buckets it visits only the two
 // buckets the path can match, one after the other: b keeps the better of
 // their matches, so their order does not matter.
-func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
+//
+// *mask is pathMask(path), or 0 until a rule that could beat b needs it.
+func (p *Policy) bestWild(ix *groupIndex, path string, mask *uint64, b *best) {
 	if ix.starts == nil {
 		p.scanWild(ix, 0, int32(len(ix.wild)), path, mask, b)
 		return
@@ -455,10 +476,34 @@ func (p *Policy) bestWild(ix *groupIndex, path string, mask uint64, b *best) {
 // scanWild tries the wildcard rules ix.wild[from:to], which are in
 // precedence order: it offers b the first whose octets the path holds and
 // that matches, and stops there or at the first rule that (like every rule
-// after it) cannot beat b.
-func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint64, b *best) {
+// after it) cannot beat b. It computes *mask, when 0, only if the first
+// rule can beat b. After wildTries rules that failed to match, it leaves
+// the rest to scanGrams, which first checks that the path holds two
+// bigrams of each.
+func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask *uint64, b *best) {
 	wild, masks := ix.wild[from:to], ix.masks[from:to]
-	lack := ^mask // the octets the path does not hold
+	if len(wild) == 0 || wild[0].prec <= b.prec {
+		return
+	}
+	if *mask == 0 {
+		*mask = pathMask(path)
+	}
+	if b.prec != 0 && len(wild) > 8 && wild[len(wild)-1].prec <= b.prec {
+		// Only the rules before the first that cannot beat b are
+		// worth a look: find it, rather than test every mask.
+		lo, hi := 1, len(wild)-1
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if wild[mid].prec > b.prec {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		wild, masks = wild[:lo], masks[:lo]
+	}
+	lack := ^*mask // the octets the path does not hold
+	tries := 0
 	for j, m := range masks {
 		if m&lack != 0 {
 			continue // the rule needs one of them
@@ -466,6 +511,86 @@ func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask uint
 		w := &wild[j]
 		if w.prec <= b.prec {
 			return
+		}
+		if int(w.min) > len(path) {
+			continue
+		}
+		if tries == wildTries && w.grams != 0 {
+			p.scanGrams(wild[j:], masks[j:], path, lack, b)
+			return
+		}
+		tries++
+		if w.matches(p.text[w.off:w.off+uint32(w.match)], path) {
+			*b = best{w.prec, w.off, uint32(w.n)}
+			return
+		}
+	}
+}
+
+// wildTries is how many wildcard rules a check matches against a path
+// before it gathers the path's bigrams to rule out the others (see
+// scanGrams): most checks match one or two rules, and gathering costs
+// about as much as matching a rule.
+const wildTries = 2
+
+// Paths of up to shortGramPath octets have their bigrams hashed into a
+// set of 1<<shortGramBits bits; longer paths get a set with a bit for
+// every bigram of US-ASCII.
+const (
+	shortGramPath = 256
+	shortGramBits = 10
+)
+
+// scanGrams is the rest of scanWild's loop over wild and masks, with the
+// rules ruled out whose two bigrams (wildRule.grams) the path does not
+// both hold. lack is the complement of the path's mask.
+func (p *Policy) scanGrams(wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
+	if len(path) > shortGramPath {
+		p.scanGramsLong(wild, masks, path, lack, b)
+		return
+	}
+	var set [1 << shortGramBits / 64]uint64
+	p.scanGramSet(set[:], shortGramBits, wild, masks, path, lack, b)
+}
+
+// scanGramsLong is scanGrams for long paths, apart so that a check of a
+// short path does not clear its larger set.
+func (p *Policy) scanGramsLong(wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
+	var set [1 << 14 / 64]uint64
+	p.scanGramSet(set[:], 14, wild, masks, path, lack, b)
+}
+
+// scanGramSet fills set, of 1<<bits bits (all zero), with the bigrams of
+// path, hashed unless bits is 14, and then tries the rules as scanWild
+// does, skipping those with a bigram missing from the set.
+func (p *Policy) scanGramSet(set []uint64, bits uint, wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
+	slot := func(code uint32) uint32 {
+		if bits == 14 {
+			return code
+		}
+		return gramHash(code, bits)
+	}
+	for i := 0; i+1 < len(path); i++ {
+		h := slot(gramCode(path[i], path[i+1]))
+		set[h>>6] |= 1 << (h & 63)
+	}
+	holds := func(code uint32) bool {
+		h := slot(code)
+		return set[h>>6]&(1<<(h&63)) != 0
+	}
+	for j, m := range masks {
+		if m&lack != 0 {
+			continue
+		}
+		w := &wild[j]
+		if w.prec <= b.prec {
+			return
+		}
+		if int(w.min) > len(path) {
+			continue
+		}
+		if g := w.grams; g != 0 && !(holds(g&0xffff) && holds(g>>16)) {
+			continue // the path lacks one of the rule's bigrams
 		}
 		if w.matches(p.text[w.off:w.off+uint32(w.match)], path) {
 			*b = best{w.prec, w.off, uint32(w.n)}

@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -359,18 +360,38 @@ func TestValueTraitsEveryTail(t *testing.T) {
 	}
 }
 
-// keyPrefixLen answers from the prefix8 keys within the first eight octets;
-// it must equal commonPrefixLen for every pair of lengths, also when the
-// path holds a NUL where the shorter pattern's key has padding.
+// keyPrefixLen answers from the prefix8 keys and tails within the first
+// sixteen octets; it must equal commonPrefixLen for every pair of lengths,
+// also when the path holds a NUL where the shorter pattern's key or tail
+// has padding. atMostTail must agree with comparing the strings.
 func TestKeyPrefixLen(t *testing.T) {
 	t.Parallel()
-	paths := []string{"/", "/a", "/a\x00", "/a\x00\x00b", "/abcdefg", "/abcdefgh", "/abcdefghij", "/abcdefgXij", "/abcdefghiX", "/abc\x00efgh"}
-	pats := []string{"/", "/a", "/ab", "/abc", "/abcdefg", "/abcdefgh", "/abcdefghi", "/abcdefghij", "/abcdefghijk", "/b"}
+	paths := []string{"/", "/a", "/a\x00", "/a\x00\x00b", "/abcdefg", "/abcdefgh", "/abcdefghij", "/abcdefgXij", "/abcdefghiX", "/abc\x00efgh",
+		"/abcdefghijklmno", "/abcdefghijklmnop", "/abcdefghijklmnopq", "/abcdefghij\x00lmnopq", "/abcdefghijklmXopqr", "/abcdefghijklmnopXr", "/abcdefghijklmnopqrs"}
+	pats := []string{"/", "/a", "/ab", "/abc", "/abcdefg", "/abcdefgh", "/abcdefghi", "/abcdefghij", "/abcdefghijk", "/b",
+		"/abcdefghijklmno", "/abcdefghijklmnop", "/abcdefghijklmnopq", "/abcdefghijklmnopqr", "/abcdefghijklmnopqrst", "/abcdefghijklmZ", "/abcdefghij"}
+	tail := func(s string) uint64 {
+		if len(s) <= 8 {
+			return 0
+		}
+		return prefix8(s[8:])
+	}
+	p := ParsePolicy([]byte("User-agent: *\nDisallow: " + strings.Join(pats, "\nDisallow: ") + "\n"))
 	for _, path := range paths {
-		for _, pat := range pats {
+		for i, pat := range pats {
 			want := commonPrefixLen(pat, path)
-			if got := keyPrefixLen(prefix8(pat), prefix8(path), pat, path); got != want {
+			if got := keyPrefixLen(prefix8(pat), prefix8(path), tail(pat), tail(path), pat, path); got != want {
 				t.Errorf("keyPrefixLen(%q, %q) = %d; want %d", pat, path, got, want)
+			}
+			if prefix8(pat) != prefix8(path) {
+				continue
+			}
+			r := p.rules[i]
+			if p.pattern(r) != pat {
+				t.Fatalf("rule %d has pattern %q; want %q", i, p.pattern(r), pat)
+			}
+			if got := p.atMostTail(litRule{r, tail(pat)}, path, tail(path)); got != (pat <= path) {
+				t.Errorf("atMostTail(%q, %q) = %v; want %v", pat, path, got, pat <= path)
 			}
 		}
 	}
@@ -389,6 +410,71 @@ func TestPathMaskEveryLength(t *testing.T) {
 		}
 		if got := pathMask(b.String()); got != want {
 			t.Errorf("pathMask(%q) = %#x; want %#x", b.String(), got, want)
+		}
+	}
+}
+
+// Groups of many wildcard rules over a small alphabet, asked about paths
+// of the same alphabet, reach every branch of the wildcard scan: the rules
+// tried before the bigram filter, the filter with a path's bigrams hashed
+// (up to shortGramPath octets) and with one bit per bigram (longer paths),
+// the shortest-path test and the cut at the first rule that cannot beat a
+// literal match. Every answer must be the naive matcher's.
+func TestWildScanAgreesWithNaive(t *testing.T) {
+	t.Parallel()
+	x := uint64(0x2545F4914F6CDD1D)
+	next := func(n int) int {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(n))
+	}
+	word := func(alphabet string, n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[next(len(alphabet))]
+		}
+		return string(b)
+	}
+	for round := range 300 {
+		var robots strings.Builder
+		robots.WriteString("User-agent: *\n")
+		rules := 4 + next(60)
+		for range rules {
+			verb := "Disallow"
+			if next(3) == 0 {
+				verb = "Allow"
+			}
+			pat := "/" + word("ab*c*", 1+next(12))
+			if next(5) == 0 {
+				pat += "$"
+			}
+			fmt.Fprintf(&robots, "%s: %s\n", verb, pat)
+		}
+		if next(2) == 0 {
+			fmt.Fprintf(&robots, "Disallow: /%s\n", word("abc", next(4))) // a literal rule to beat
+		}
+		file := []byte(robots.String())
+		p := ParsePolicy(file)
+		for range 20 {
+			n := next(40)
+			if next(4) == 0 {
+				n = shortGramPath - 20 + next(60) // both sides of the set's switch
+			}
+			url := "/" + word("abcab", n)
+			switch next(4) {
+			case 0: // few bigrams: most rules lack one
+				url = "/" + strings.Repeat("ab", n/2+1)[:n]
+			case 1:
+				url = "/" + word("aab", n)
+			case 2: // the bigrams that decide come last
+				url = "/" + strings.Repeat("ab", n/2+1)[:n] + word("abc", next(12))
+			}
+			got := p.Check("FooBot", url)
+			allowed, line := naiveCheck(file, "FooBot", url)
+			if got.Allowed != allowed || got.Line != line {
+				t.Fatalf("round %d: Check(%q) = %+v; naive says allowed=%v line=%d\nrobots.txt:\n%s", round, url, got, allowed, line, file)
+			}
 		}
 	}
 }

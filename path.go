@@ -190,7 +190,7 @@ func pathOfRaw(rawURL string) (string, bool) {
 // scheme, authority or #fragment, always starting with '/' ("/" when there is
 // no path). Octets outside US-ASCII are then percent-encoded.
 func requestPath(rawURL string) string {
-	path, _, ready := pathSpan(rawURL)
+	path, ready := pathSpan(rawURL)
 	if ready {
 		return path
 	}
@@ -199,35 +199,30 @@ func requestPath(rawURL string) string {
 }
 
 // pathSpan finds the part of rawURL that requestPath returns. ready is true
-// when that part is the answer as it is, and mask is then its pathMask;
-// otherwise finishPath must add the leading '/' or escape octets.
-func pathSpan(rawURL string) (path string, mask uint64, ready bool) {
+// when that part is the answer as it is; otherwise finishPath must add the
+// leading '/' or escape octets.
+func pathSpan(rawURL string) (path string, ready bool) {
 	rest := rawURL
 	switch {
 	case len(rest) > 0 && rest[0] == '/' && (len(rest) == 1 || rest[1] != '/'):
 		// A bare path, the common case for Check: no authority.
-	case hasHTTPScheme(rest):
-		// One scan past "http(s)://" to the first octet that ends
-		// the authority.
-		from := strings.IndexByte(rest, ':') + 3
-		k := from
-		for k < len(rest) && rest[k] != '/' && rest[k] != '?' && rest[k] != ';' && rest[k] != '#' {
-			k++
-		}
-		if k == len(rest) || rest[k] == '#' {
-			return "/", pathMask("/"), true
-		}
-		rest = rest[k:]
 	default:
+		if n := httpSchemeLen(rest); n > 0 {
+			k := authorityEnd(rest, n)
+			if k == len(rest) || rest[k] == '#' {
+				return "/", true
+			}
+			rest = rest[k:]
+			break
+		}
 		start, ok := pathStart(rest)
 		if !ok {
-			return "/", pathMask("/"), true
+			return "/", true
 		}
 		rest = rest[start:]
 	}
 	// rest starts the path and holds no '#' before it. In one pass, cut
-	// the fragment, look for octets to escape and gather the octets the
-	// wildcard rules' masks are compared with (see pathMask).
+	// the fragment and look for octets to escape.
 	if len(rest) < 8 {
 		var high byte
 		for i := 0; i < len(rest); i++ {
@@ -237,44 +232,69 @@ func pathSpan(rawURL string) (path string, mask uint64, ready bool) {
 				break
 			}
 			high |= c
-			mask |= 1 << (c & 63)
 		}
-		return rest, mask, high < 0x80 && rest[0] == '/'
+		return rest, high < 0x80 && rest[0] == '/'
 	}
 	// Eight octets at a time; the last word may overlap the one before,
-	// which is harmless: those octets hold no '#' and OR in the same bits.
+	// which is harmless: those octets hold no '#'.
 	var all uint64
 	for i := 0; ; i += 8 {
 		i = min(i, len(rest)-8)
 		x := loadLE(rest[i:])
 		if m := byteMask(x, '#'); m != 0 {
-			rest = rest[:i+bits.TrailingZeros64(m)>>3]
+			k := i + bits.TrailingZeros64(m)>>3
+			rest = rest[:k]
 			for _, c := range []byte(rest[i:]) {
 				all |= uint64(c)
-				mask |= 1 << (c & 63)
 			}
 			break
 		}
 		all |= x
-		mask = addOctets(mask, x)
 		if i+8 == len(rest) {
 			break
 		}
 	}
-	return rest, mask, all&highs == 0 && rest[0] == '/'
+	return rest, all&highs == 0 && rest[0] == '/'
 }
 
-// hasHTTPScheme reports whether s starts with "http://" or "https://", in
-// any case.
-func hasHTTPScheme(s string) bool {
-	if len(s) < 8 || lower(s[0]) != 'h' || lower(s[1]) != 't' || lower(s[2]) != 't' || lower(s[3]) != 'p' {
-		return false
+// httpSchemeLen returns the length of the "http://" or "https://" (in any
+// case) that s starts with, or 0. It compares words: setting bit 0x20 of
+// an octet folds exactly 'H' onto 'h', 'T' onto 't' and so on, and is
+// applied only to the scheme's letters.
+func httpSchemeLen(s string) int {
+	const (
+		http  = uint64('h') | uint64('t')<<8 | uint64('t')<<16 | uint64('p')<<24 | uint64(':')<<32 | uint64('/')<<40 | uint64('/')<<48
+		https = uint64('h') | uint64('t')<<8 | uint64('t')<<16 | uint64('p')<<24 | uint64('s')<<32 | uint64(':')<<40 | uint64('/')<<48 | uint64('/')<<56
+	)
+	if len(s) < 8 {
+		return 0 // as before: "http://" alone has no host
 	}
-	s = s[4:]
-	if lower(s[0]) == 's' {
-		s = s[1:]
+	x := loadLE(s)
+	switch {
+	case (x|0x20202020)&(1<<56-1) == http:
+		return len("http://")
+	case x|0x2020202020 == https:
+		return len("https://")
 	}
-	return strings.HasPrefix(s, "://")
+	return 0
+}
+
+// authorityEnd returns the index of the first '/', '?', ';' or '#' of s
+// from i, which ends the authority that starts there, or len(s). It looks
+// at eight octets at a time.
+func authorityEnd(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := loadLE(s[i:])
+		if m := byteMask(x, '/') | byteMask(x, '?') | byteMask(x, ';') | byteMask(x, '#'); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c == '/' || c == '?' || c == ';' || c == '#' {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // pathStart is the general form of pathSpan's search, for URLs that are

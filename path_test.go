@@ -184,7 +184,7 @@ func TestOctetSets(t *testing.T) {
 
 // A '#' or an octet to escape at every position of paths of every length
 // up to 24 must give what cutting at the first '#' and escaping octet by
-// octet gives, and pathSpan's mask must be that of the path it returns.
+// octet gives, after a scheme and authority too.
 func TestRequestPathEveryPosition(t *testing.T) {
 	t.Parallel()
 	for n := 1; n <= 24; n++ {
@@ -212,11 +212,39 @@ func TestRequestPathEveryPosition(t *testing.T) {
 					if got := requestPath(in); got != esc.String() {
 						t.Errorf("requestPath(%q) = %q; want %q", in, got, esc.String())
 					}
-					for _, u := range []string{in, "https://example.com" + in} {
-						if path, mask, ready := pathSpan(u); ready && mask != pathMask(path) {
-							t.Errorf("pathSpan(%q) gives mask %#x for %q; pathMask says %#x", u, mask, path, pathMask(path))
+					for _, u := range []string{"https://example.com" + in, "HTTP://example.com" + in, "http://a" + in} {
+						if got := requestPath(u); got != esc.String() {
+							t.Errorf("requestPath(%q) = %q; want %q", u, got, esc.String())
 						}
 					}
+				}
+			}
+		}
+	}
+}
+
+// The authority after "http://" or "https://" (in any case) ends at its
+// first '/', '?', ';' or '#', wherever that falls in the eight-octet words
+// authorityEnd reads; pathStart, the general search, must agree.
+func TestAuthorityEveryLength(t *testing.T) {
+	t.Parallel()
+	for _, scheme := range []string{"http://", "https://", "HTTP://", "hTtPs://", "http:/", "httpx://", "ftp://"} {
+		for n := 0; n <= 20; n++ {
+			host := strings.Repeat("h", n)
+			for _, rest := range []string{"", "/p", "?q", ";r", "#f", "/a#b", "#/a"} {
+				u := scheme + host + rest
+				want := "/"
+				if start, ok := pathStart(u); ok {
+					want = u[start:]
+					if k := strings.IndexByte(want, '#'); k >= 0 {
+						want = want[:k]
+					}
+					if want[0] != '/' {
+						want = "/" + want
+					}
+				}
+				if got := requestPath(u); got != want {
+					t.Errorf("requestPath(%q) = %q; want %q", u, got, want)
 				}
 			}
 		}
