@@ -125,6 +125,11 @@ func TestInstruments(t *testing.T) {
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))
 	}
+	var names []string
+	for _, m := range got.ScopeMetrics[0].Metrics {
+		names = append(names, m.Name+" ("+m.Unit+")")
+	}
+	t.Logf("%d instruments: %s", len(names), strings.Join(names, ", "))
 	name := regexp.MustCompile(`^robotsext(\.[a-z][a-z0-9]*(_[a-z0-9]+)*)+$`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,6 +143,11 @@ func TestLint(t *testing.T) {
 			if len(families) != 27 {
 				t.Errorf("%d metric families, want 27", len(families))
 			}
+			names := make([]string, len(families))
+			for i, f := range families {
+				names[i] = f.GetName() + " (" + strings.ToLower(f.GetType().String()) + ")"
+			}
+			t.Logf("%d metric families: %s", len(names), strings.Join(names, ", "))
 		})
 	}
 }

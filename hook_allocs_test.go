@@ -1,0 +1,80 @@
+package robotsext
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+)
+
+// TestHookAllocsWithTimings: the timings behind Stats.PaceWaits and
+// Stats.FetchDurations cost the OnRequest hook's fast path no
+// allocation: recording a duration allocates nothing, and the hook on a
+// cached origin allocates nothing, whether the host is paced (its wait
+// recorded in PaceWaits, on a clock the test moves) or not. The counts
+// are logged.
+func TestHookAllocsWithTimings(t *testing.T) {
+	var h histogram
+	if n := testing.AllocsPerRun(1000, func() { h.observe(37 * time.Millisecond) }); n != 0 {
+		t.Errorf("histogram.observe: %v allocations, want 0", n)
+	}
+	t.Logf("histogram.observe: 0 allocations")
+
+	for _, tt := range []struct {
+		name, url string
+		paced     bool
+	}{
+		{"unpaced host", "http://bench.test/articles/2024/robots-exclusion.html", false},
+		{"paced host", "http://paced.test/dir/", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := &retryClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
+			e := Apply(c, WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now))
+			e.pacer.sleep = clk.sleep
+			if _, err := e.Check(tt.url); err != nil {
+				t.Fatal(err)
+			}
+			u, err := url.Parse(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &colly.Request{URL: u, Method: http.MethodGet, Headers: &http.Header{}, Ctx: colly.NewContext()}
+			e.onRequest(c, r) // the first pace slot, and anything done once
+			before := e.Stats().PaceWaits.Count
+			n := testing.AllocsPerRun(200, func() { e.onRequest(c, r) })
+			if r.IsAbort() {
+				t.Fatalf("%s was blocked", tt.url)
+			}
+			waits := e.Stats().PaceWaits.Count - before
+			if tt.paced && waits == 0 {
+				t.Errorf("no pace wait recorded: the paced path was not taken")
+			}
+			if !tt.paced && waits != 0 {
+				t.Errorf("%d pace waits recorded for an unpaced host", waits)
+			}
+			if n != 0 {
+				t.Errorf("onRequest: %v allocations per call, want 0", n)
+			}
+			t.Logf("onRequest on a cached origin (%s): %v allocations per call; %d pace waits recorded", tt.name, n, waits)
+		})
+	}
+}
+
+// pacedMemTransport is memTransport, except that paced.test's robots.txt
+// asks for Crawl-delay: 1.
+type pacedMemTransport struct{}
+
+func (pacedMemTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := memTransport{}.RoundTrip(req)
+	if err == nil && req.URL.Host == "paced.test" && req.URL.Path == "/robots.txt" {
+		body := "User-agent: *\nCrawl-delay: 1\n"
+		resp.Body = io.NopCloser(strings.NewReader(body))
+		resp.ContentLength = int64(len(body))
+	}
+	return resp, err
+}
