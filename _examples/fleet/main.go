@@ -101,14 +101,14 @@ func launch(n int, redisAddr, site string, pages int) [][]byte {
 	return outputs
 }
 
-// formatGaps lists gaps rounded to the millisecond.
+// formatGaps lists gaps truncated to the millisecond.
 func formatGaps(gaps []time.Duration) string {
 	var b strings.Builder
 	for i, g := range gaps {
 		if i > 0 {
 			b.WriteString(" ")
 		}
-		b.WriteString(g.Round(time.Millisecond).String())
+		b.WriteString(g.Truncate(time.Millisecond).String())
 	}
 	return b.String()
 }

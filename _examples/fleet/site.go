@@ -76,12 +76,19 @@ func (s *site) report(w io.Writer) {
 		if i > 0 {
 			g := a.at.Sub(as[i-1].at)
 			gaps = append(gaps, g)
-			gap = "+" + g.Round(time.Millisecond).String()
+			gap = "+" + g.Truncate(time.Millisecond).String()
 		}
 		fmt.Fprintf(w, "  %8s  %-9s %s\n", gap, a.worker, a.path)
 	}
 	if len(gaps) > 0 {
-		fmt.Fprintf(w, "  gaps between requests, all workers together: min %v (%s)\n",
-			slices.Min(gaps).Round(time.Millisecond), formatGaps(gaps))
+		// Truncated, never rounded up, so that a gap printed as 500ms is
+		// 500 ms or more.
+		least := slices.Min(gaps)
+		verdict := ">= Crawl-delay: kept"
+		if least < crawlDelay {
+			verdict = "< Crawl-delay: NOT kept"
+		}
+		fmt.Fprintf(w, "  gaps between requests, all workers together: smallest %v %s (%s)\n",
+			least.Truncate(10*time.Microsecond), verdict, formatGaps(gaps))
 	}
 }

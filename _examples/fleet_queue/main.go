@@ -52,11 +52,12 @@ func main() {
 	timeout := flag.Duration("timeout", time.Minute, "give up after this long")
 	workerID := flag.String("worker", "", "run as worker `ID` (used by the fleet itself)")
 	prefix := flag.String("prefix", "", "the run's Redis key prefix (used by the fleet itself)")
+	callTimeout := flag.Duration("call-timeout", 0, "bound on each Redis call of the backend (used by the fleet itself; 0: redisbackend's default)")
 	flag.Parse()
 	log.SetFlags(0)
 
 	if *workerID != "" {
-		if err := workerMain(*redisAddr, *prefix, *workerID, *workers, *timeout); err != nil {
+		if err := workerMain(*redisAddr, *prefix, *workerID, *workers, *timeout, *callTimeout); err != nil {
 			log.Fatalf("worker %s: %v", *workerID, err)
 		}
 		return
@@ -85,10 +86,20 @@ type config struct {
 	PacedPages int           // the paced site's pages
 	Delay      time.Duration // the paced site's Crawl-delay
 	Timeout    time.Duration // bounds the whole run
-	// Spawn runs n workers sharing the Redis at addr under the key prefix
-	// and returns when every one has stopped.
-	Spawn func(ctx context.Context, n int, addr, prefix string) error
+	// Spawn runs n workers sharing the Redis at addr under the key prefix,
+	// their backends' calls bounded by callTimeout (0: redisbackend's
+	// default), and returns when every one has stopped.
+	Spawn func(ctx context.Context, n int, addr, prefix string, callTimeout time.Duration) error
 }
+
+// miniredisCallTimeout bounds each backend call when the fleet shares the
+// miniredis this program starts. miniredis runs the backend's Lua scripts
+// in an interpreter written in Go, inside the parent process, on the CPUs
+// the workers use too: on a loaded machine a call can take longer than
+// redisbackend.DefaultTimeout (250 ms), and a worker whose call fails paces
+// on its own, which keeps the fleet's rate but not each gap. A real Redis
+// (-redis ADDR) answers in well under a millisecond and keeps the default.
+const miniredisCallTimeout = 2 * time.Second
 
 // run starts Redis (unless cfg names one) and the demo sites, queues the
 // sites' home pages, lets cfg.Spawn's workers crawl, and returns what the
@@ -98,7 +109,9 @@ func run(cfg config) (*report, error) {
 	defer cancel()
 
 	addr, redisName := cfg.RedisAddr, "Redis at "+cfg.RedisAddr
+	var callTimeout time.Duration // redisbackend's default
 	if addr == "" {
+		callTimeout = miniredisCallTimeout
 		m := miniredis.NewMiniRedis()
 		if err := m.StartAddr("127.0.0.1:0"); err != nil {
 			return nil, err
@@ -122,7 +135,7 @@ func run(cfg config) (*report, error) {
 		defer s.srv.Close()
 	}
 
-	rep, err := crawl(ctx, cfg, rdb, prefix, sites)
+	rep, err := crawl(ctx, cfg, rdb, prefix, sites, callTimeout)
 	cleanCtx, cancelClean := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancelClean()
 	removed, cerr := removeKeys(cleanCtx, rdb, prefix)
@@ -135,7 +148,7 @@ func run(cfg config) (*report, error) {
 
 // crawl queues the sites' home pages, runs the workers and gathers the
 // report.
-func crawl(ctx context.Context, cfg config, rdb *redis.Client, prefix string, sites []*site) (*report, error) {
+func crawl(ctx context.Context, cfg config, rdb *redis.Client, prefix string, sites []*site, callTimeout time.Duration) (*report, error) {
 	q := newFrontier(rdb, prefix)
 	for _, s := range sites {
 		if _, err := q.push(ctx, s.srv.URL+"/"); err != nil {
@@ -143,7 +156,7 @@ func crawl(ctx context.Context, cfg config, rdb *redis.Client, prefix string, si
 		}
 	}
 	start := time.Now()
-	if err := cfg.Spawn(ctx, cfg.Workers, rdb.Options().Addr, prefix); err != nil {
+	if err := cfg.Spawn(ctx, cfg.Workers, rdb.Options().Addr, prefix, callTimeout); err != nil {
 		return nil, err
 	}
 	took := time.Since(start)
@@ -156,7 +169,7 @@ func crawl(ctx context.Context, cfg config, rdb *redis.Client, prefix string, si
 }
 
 // spawnProcesses runs n workers as processes of this program.
-func spawnProcesses(ctx context.Context, n int, addr, prefix string) error {
+func spawnProcesses(ctx context.Context, n int, addr, prefix string, callTimeout time.Duration) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -166,7 +179,7 @@ func spawnProcesses(ctx context.Context, n int, addr, prefix string) error {
 	for i := range n {
 		wg.Go(func() {
 			cmd := exec.CommandContext(ctx, self, "-worker", strconv.Itoa(i+1), "-workers", strconv.Itoa(n),
-				"-redis", addr, "-prefix", prefix)
+				"-redis", addr, "-prefix", prefix, "-call-timeout", callTimeout.String())
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr // workers print only trouble
 			if err := cmd.Run(); err != nil {
 				errs[i] = fmt.Errorf("worker %d: %w", i+1, err)
@@ -179,12 +192,12 @@ func spawnProcesses(ctx context.Context, n int, addr, prefix string) error {
 
 // workerMain is a worker process: one worker with a Redis client of its
 // own.
-func workerMain(addr, prefix, id string, fleetSize int, timeout time.Duration) error {
+func workerMain(addr, prefix, id string, fleetSize int, timeout, callTimeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	rdb := newClient(addr)
 	defer rdb.Close()
-	return runWorker(ctx, rdb, prefix, id, fleetSize)
+	return runWorker(ctx, rdb, prefix, id, fleetSize, callTimeout)
 }
 
 // newClient returns a client of the Redis at addr.

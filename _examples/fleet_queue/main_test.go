@@ -17,14 +17,14 @@ import (
 // spawnInProcess runs the workers as goroutines, each with a Redis client,
 // a Backend, a collector and an Extension of its own: all they share is
 // Redis, as worker processes would.
-func spawnInProcess(ctx context.Context, n int, addr, prefix string) error {
+func spawnInProcess(ctx context.Context, n int, addr, prefix string, callTimeout time.Duration) error {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			rdb := newClient(addr)
 			defer rdb.Close()
-			errs[i] = runWorker(ctx, rdb, prefix, strconv.Itoa(i+1), n)
+			errs[i] = runWorker(ctx, rdb, prefix, strconv.Itoa(i+1), n, callTimeout)
 		})
 	}
 	wg.Wait()

@@ -121,11 +121,14 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "  %-5s %s  %-20s %d pages\n", s.Name, s.URL, s.Rules, s.Has)
 	}
 
-	fmt.Fprintln(w, "\nworkers (robots.txt: fetches the worker made itself; the others adopted its record from Redis):")
+	fmt.Fprintln(w, "\nworkers (robots.txt: fetches the worker made itself; the others adopted its record from Redis;")
+	fmt.Fprintln(w, "Redis errors: backend calls that failed, after each of which the worker fetched and paced on its own):")
 	var claimed, pages, nblocked, failed, links, fresh int
+	var redisErrors uint64
 	for _, wr := range r.Workers {
-		fmt.Fprintf(w, "  worker %s: claimed %2d URLs: %2d fetched, %d blocked, %d failed; found %2d links, %2d new; robots.txt: %d\n",
-			wr.ID, wr.Claimed, wr.Pages, len(wr.Blocked), wr.Failed, wr.Links, wr.New, wr.Robots)
+		fmt.Fprintf(w, "  worker %s: claimed %2d URLs: %2d fetched, %d blocked, %d failed; found %2d links, %2d new; robots.txt: %d; Redis errors: %d\n",
+			wr.ID, wr.Claimed, wr.Pages, len(wr.Blocked), wr.Failed, wr.Links, wr.New, wr.Robots, wr.BackendErrors)
+		redisErrors += wr.BackendErrors
 		claimed += wr.Claimed
 		pages += wr.Pages
 		nblocked += len(wr.Blocked)
@@ -172,6 +175,14 @@ func (r *report) print(w io.Writer) {
 	for _, s := range r.Sites {
 		once = once && s.Robots == 1
 		onWire += s.Reached
+	}
+	var missed bool
+	for _, s := range r.Sites {
+		missed = missed || (s.Delay > 0 && s.HasGap && s.Gap < s.Delay)
+	}
+	if missed && redisErrors > 0 {
+		fmt.Fprintf(w, "\n%d backend calls to Redis failed: a worker whose call failed paced the site on its own, at the\n"+
+			"Crawl-delay times the fleet size, which keeps the fleet's rate but not each gap between two workers.\n", redisErrors)
 	}
 	fmt.Fprintf(w, "\nrobots.txt fetched once per site for the whole fleet: %s\n", verdict(once, "no"))
 	fmt.Fprintf(w, "blocked URLs that reached a server: %d of %d\n", onWire, nblocked)

@@ -39,6 +39,10 @@ type workerResult struct {
 	Links   int       // links found on its pages
 	New     int       // of those, URLs no worker had queued before (SADD answered 1)
 	Robots  uint64    // robots.txt fetches this worker made itself
+	// BackendErrors counts the backend's Redis calls that failed (an
+	// error, or no answer within the call timeout); after each the worker
+	// fetched and paced on its own for a while.
+	BackendErrors uint64
 }
 
 // blocked is one URL robots.txt blocked.
@@ -68,10 +72,12 @@ type worker struct {
 // runWorker crawls from the frontier under prefix in rdb until the crawl is
 // over (see frontier), sharing robots.txt and each host's pace with the
 // other workers through redisbackend, then stores its result. fleetSize is
-// the number of workers started.
-func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string, fleetSize int) error {
+// the number of workers started; callTimeout bounds each Redis call of the
+// backend (0: redisbackend's default).
+func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string, fleetSize int, callTimeout time.Duration) error {
 	be := redisbackend.New(rdb,
 		redisbackend.WithPrefix(prefix+"robots:"),
+		redisbackend.WithTimeout(callTimeout),
 		redisbackend.WithFleetSize(fleetSize), // the fallback pace is safe from the first request
 		redisbackend.WithWorkerID("worker-"+id),
 	)
@@ -124,9 +130,11 @@ func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string
 	w.mu.Lock()
 	res := w.res
 	w.mu.Unlock()
-	for _, n := range ext.Stats().Fetches {
+	st := ext.Stats()
+	for _, n := range st.Fetches {
 		res.Robots += n
 	}
+	res.BackendErrors = st.BackendErrors
 	b, err := json.Marshal(res)
 	if err != nil {
 		return err

@@ -19,8 +19,11 @@ import (
 	"github.com/robotsext/robotsext"
 )
 
-// robots is the robots.txt both sites serve.
-const robots = "User-agent: *\nDisallow: /admin/\nDisallow: /staging/\nCrawl-delay: 0.2\n"
+// robots is the robots.txt both sites serve; delay is its Crawl-delay.
+const (
+	robots = "User-agent: *\nDisallow: /admin/\nDisallow: /staging/\nCrawl-delay: 0.2\n"
+	delay  = 200 * time.Millisecond
+)
 
 // pages are visited on both sites.
 var pages = []string{"/", "/products", "/admin/orders", "/staging/new-home"}
@@ -51,15 +54,20 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "<html><body>%s: %s</body></html>", s.name, r.URL.Path)
 }
 
-// gaps returns the time between consecutive page requests.
-func (s *site) gaps() []string {
+// gaps returns the times between consecutive page requests, truncated to
+// 10 µs (never rounded up, so that a gap printed as 200ms is 200 ms or
+// more), and the smallest of them.
+func (s *site) gaps() (all []string, least time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
 	for i := 1; i < len(s.arrived); i++ {
-		out = append(out, s.arrived[i].Sub(s.arrived[i-1]).Round(10*time.Millisecond).String())
+		g := s.arrived[i].Sub(s.arrived[i-1])
+		if i == 1 || g < least {
+			least = g
+		}
+		all = append(all, g.Truncate(10*time.Microsecond).String())
 	}
-	return out
+	return all, least
 }
 
 func main() {
@@ -103,9 +111,15 @@ func main() {
 		fmt.Printf("%-12s /admin/orders -> allowed=%v (%s)\n", s.name, v.Allowed, v.Reason)
 	}
 
-	fmt.Println("\nCrawl-delay 0.2s is applied to both sites, the owned one included:")
+	fmt.Printf("\nCrawl-delay %v is applied to both sites, the owned one included:\n", delay)
 	for _, s := range []*site{ours, theirs} {
-		fmt.Printf("  %-12s gaps between page requests: %s\n", s.name, strings.Join(s.gaps(), ", "))
+		all, least := s.gaps()
+		verdict := ">= Crawl-delay: kept"
+		if least < delay {
+			verdict = "< Crawl-delay: NOT kept"
+		}
+		fmt.Printf("  %-12s gaps between page requests: %s; smallest %v %s\n",
+			s.name, strings.Join(all, ", "), least.Truncate(10*time.Microsecond), verdict)
 	}
 	st := ext.Stats()
 	fmt.Printf("\noverride decisions: %d, blocked: %d\n", st.Overrides, st.Blocked[robotsext.ReasonDisallowRule])
