@@ -3,6 +3,11 @@ package robotsext
 import (
 	"bufio"
 	"fmt"
+	"go/ast"
+	"go/build"
+	"go/doc"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path"
@@ -19,7 +24,7 @@ import (
 // This file keeps the README and docs/ honest: every relative link and
 // #anchor resolves, the README stays short, the options table lists every
 // option once, and the samples quoted from robotscheck and robotsprom
-// match what the code says.
+// match what the code says, and go doc shows every Example function.
 
 // maxReadme is the README's size limit in bytes: a newcomer reads it in
 // minutes; everything else belongs in docs/.
@@ -293,6 +298,147 @@ func TestDocsCitedTestsExist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDocsExamplesShown checks that go doc and pkg.go.dev show every
+// Example function of the module's packages and the nested modules'.
+func TestDocsExamplesShown(t *testing.T) {
+	t.Parallel()
+	dirs := []string{".", "backend", "backend/backendtest", "redisbackend", "robotsprom", "robotsotel"}
+	for _, dir := range dirs {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			fset := token.NewFileSet()
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var files []*ast.File
+			for _, e := range entries {
+				if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+					continue
+				}
+				if ok, err := build.Default.MatchFile(dir, e.Name()); err != nil || !ok {
+					continue
+				}
+				f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments)
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, f)
+			}
+			dropped, err := droppedExamples(fset, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range dropped {
+				t.Errorf("Example%s is named after no package, function, type or method, so go doc drops it", name)
+			}
+		})
+	}
+}
+
+// TestDocsDroppedExamples checks droppedExamples on small packages: go/doc
+// keeps an example named after the package, a function, a type or a
+// method, and drops one named after a variable, a constant or nothing.
+func TestDocsDroppedExamples(t *testing.T) {
+	t.Parallel()
+	const src = `package p
+
+// ErrX is a variable.
+var ErrX = error(nil)
+
+// Max is a constant.
+const Max = 1
+
+// T is a type.
+type T struct{}
+
+// M is a method.
+func (T) M() {}
+
+// F is a function.
+func F() {}
+`
+	tests := []struct {
+		name    string
+		example string // the Example function's name
+		dropped bool
+	}{
+		{"package", "Example", false},
+		{"package, suffix", "Example_second", false},
+		{"function", "ExampleF", false},
+		{"type", "ExampleT", false},
+		{"method", "ExampleT_M", false},
+		{"type, suffix", "ExampleT_second", false},
+		{"variable", "ExampleErrX", true},
+		{"constant", "ExampleMax", true},
+		{"unknown", "ExampleNothing", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			pkg, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			test, err := parser.ParseFile(fset, "p_test.go",
+				"package p_test\n\nfunc "+tt.example+"() {\n\t// Output:\n}\n", parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropped, err := droppedExamples(fset, []*ast.File{pkg, test})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(dropped) == 1; got != tt.dropped || len(dropped) > 1 {
+				t.Errorf("%s: dropped %q, want dropped = %v", tt.example, dropped, tt.dropped)
+			}
+		})
+	}
+}
+
+// droppedExamples returns the names (without "Example") of the Example
+// functions in files that go/doc attaches to nothing: it shows an example
+// under the package, a function, a type or a method of that name, and
+// silently leaves out one named after a variable or a constant.
+func droppedExamples(fset *token.FileSet, files []*ast.File) ([]string, error) {
+	var tests []*ast.File
+	for _, f := range files {
+		if strings.HasSuffix(fset.File(f.Pos()).Name(), "_test.go") {
+			tests = append(tests, f)
+		}
+	}
+	p, err := doc.NewFromFiles(fset, files, "example.com/p")
+	if err != nil {
+		return nil, err
+	}
+	shown := map[string]bool{}
+	add := func(exs []*doc.Example) {
+		for _, ex := range exs {
+			shown[ex.Name] = true
+		}
+	}
+	add(p.Examples)
+	for _, f := range p.Funcs {
+		add(f.Examples)
+	}
+	for _, ty := range p.Types {
+		add(ty.Examples)
+		for _, f := range ty.Funcs {
+			add(f.Examples)
+		}
+		for _, m := range ty.Methods {
+			add(m.Examples)
+		}
+	}
+	var dropped []string
+	for _, ex := range doc.Examples(tests...) {
+		if !shown[ex.Name] {
+			dropped = append(dropped, ex.Name)
+		}
+	}
+	return dropped, nil
 }
 
 // checkLinks returns a line for each relative link or anchor in the
