@@ -56,6 +56,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			queued := time.Now()
 			for i := range paced {
 				accVisit(t, c, slow.URL, fmt.Sprintf("/p/%d", i))
 			}
@@ -85,7 +86,8 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 				t.Errorf("the last unpaced page arrived %v after the paced host's third page: the paced queue held Colly's parallelism slots",
 					lastFast.Sub(slowPages[2]))
 			}
-			t.Logf("last unpaced page %v after the first paced one; paced pages span %v",
+			t.Logf("the %d unpaced pages were all on the wire %v after being queued behind %d paced ones (arrival of the last: %v from the first paced page); paced pages span %v",
+				unpaced, lastFast.Sub(queued).Round(time.Millisecond), paced,
 				lastFast.Sub(slowPages[0]).Round(time.Millisecond), slowPages[len(slowPages)-1].Sub(slowPages[0]).Round(time.Millisecond))
 		})
 	}
@@ -164,6 +166,7 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 			for i := range pages {
 				accVisit(t, c, s.URL, fmt.Sprintf("/p/%d", i))
 			}
+			begin := time.Now()
 			done := make(chan struct{})
 			go func() { c.Wait(); close(done) }()
 			select {
@@ -175,6 +178,8 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 				t.Errorf("server saw %d pages, want %d", got, pages)
 			}
 			st := ext.Stats()
+			t.Logf("%d pages (Crawl-delay 0.1 s) took %v; Stats.BackendAnomalies %d; %d warnings",
+				pages, time.Since(begin).Round(time.Millisecond), st.BackendAnomalies, logs.count(tt.wantWarn))
 			if st.BackendAnomalies == 0 {
 				t.Errorf("Stats.BackendAnomalies = 0, want the anomalies counted")
 			}
@@ -228,7 +233,9 @@ func TestBackendFailurePacedFromLatestStart(t *testing.T) {
 	// The second page was granted by the backend (0.1 s after the
 	// first); the third comes after the failure: delay × 3 after the
 	// second.
-	if gap := pages[2].at.Sub(pages[1].at); gap < 300*time.Millisecond-accSlack {
+	gap := pages[2].at.Sub(pages[1].at)
+	t.Logf("gap after the failure %v (delay 0.1 s × fleet size 3)", gap.Round(time.Millisecond))
+	if gap < 300*time.Millisecond-accSlack {
 		t.Errorf("gap after the failure %v, want ≥ 0.3 s (delay × fleet size 3 from the latest start)", gap)
 	}
 }

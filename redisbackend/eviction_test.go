@@ -85,6 +85,7 @@ func TestEvictionWarning(t *testing.T) {
 				t.Errorf("CheckEviction = %q, %v", got, err)
 			}
 			n := strings.Count(logs.String(), "level=WARN")
+			t.Logf("maxmemory-policy %s: %d warnings after two checks", tc.policy, n)
 			switch {
 			case tc.warn && n != 1:
 				t.Errorf("%d warnings for %s; want 1:\n%s", n, tc.policy, logs.String())

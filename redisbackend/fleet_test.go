@@ -211,9 +211,11 @@ func TestFleetGhostMembers(t *testing.T) {
 					t.Errorf("FleetSize = %d; want 2", got)
 				}
 			}
-			if n, err := c.ZCard(ctx, key).Result(); err != nil || n != 2 {
+			n, err := c.ZCard(ctx, key).Result()
+			if err != nil || n != 2 {
 				t.Errorf("ZCARD %s = %d, %v; want the 2 live members", key, n, err)
 			}
+			t.Logf("FleetSize %d and %d, %d members left in the set", bs[0].FleetSize(), bs[1].FleetSize(), n)
 		})
 	}
 }

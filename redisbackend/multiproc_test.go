@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 const (
@@ -47,6 +49,9 @@ type fleetConfig struct {
 	sites   []*site
 	pages   int           // per site and worker
 	timeout time.Duration // robots.txt fetch timeout; 0: 2 s
+	fleet   int           // WithFleetSize for every worker; 0: not set
+	pass    string        // the password the workers send to Redis
+	spin    int           // goroutines burning CPU in each worker
 }
 
 // startWorker starts worker id with clock skew.
@@ -69,6 +74,9 @@ func startWorker(t *testing.T, cfg fleetConfig, id string, skew time.Duration) *
 		envPages+"="+itoa(cfg.pages),
 		envSkew+"="+skew.String(),
 		envTimeout+"="+timeout.String(),
+		envFleet+"="+itoa(cfg.fleet),
+		envPass+"="+cfg.pass,
+		envSpin+"="+itoa(cfg.spin),
 	)
 	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
 	if err := w.cmd.Start(); err != nil {
@@ -298,71 +306,129 @@ func maxInWindow(as []arrival, w time.Duration) int {
 	return most
 }
 
-// TestMultiProcessRedisRestart: Redis is killed mid-crawl and started
-// again (empty: no persistence). The crawl goes on without a panic or a
-// dropped page: the workers keep obeying the robots.txt they hold, pace
-// locally at the delay times the fleet size while Redis is away, and
-// share the pace again once it is back. Politeness is checked as a rate:
-// no window of fleet × delay holds more than fleet + 2 requests (the
-// fleet's own share, plus one for the switch to local pacing and one for
-// the pace the restarted Redis forgot; measured maxima are logged).
-func TestMultiProcessRedisRestart(t *testing.T) {
-	const workers, pages = 3, 8
-	srv := startRedisServer(t)
-	s := newSite(t, testDelay, false)
-	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages}
-	ws := make([]*worker, workers)
-	for i := range ws {
-		ws[i] = startWorker(t, cfg, "w"+itoa(i+1), 0)
+// TestMultiProcessOutage: Redis goes away mid-crawl for a while, killed
+// and started again empty (no persistence), held by CLIENT PAUSE or by
+// DEBUG SLEEP. The crawl goes on without a panic or a dropped page: the
+// workers keep obeying the robots.txt they hold, pace locally at the
+// delay times the fleet size while Redis is away, and share the pace
+// again once it is back, each keeping to its own share for a while.
+// Politeness is checked as a rate: no window of fleet × delay holds more
+// than fleet + 2 requests (the fleet's own share, plus one for the switch
+// to local pacing and one for the pace a restarted Redis forgot). The
+// figures are logged: requests during the outage, the rate the site saw
+// in the 8 delays after it ended against the polite rate, and how soon
+// after the end 5 delays first held 80% of the polite rate.
+func TestMultiProcessOutage(t *testing.T) {
+	const workers, pages = 3, 12
+	tests := []struct {
+		name  string
+		extra []string
+		// fault takes Redis away and returns when it is back.
+		fault func(t *testing.T, srv *redisServer)
+	}{
+		{"killed and restarted", nil, func(t *testing.T, srv *redisServer) {
+			srv.Stop()
+			time.Sleep(1500 * time.Millisecond)
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"CLIENT PAUSE 3s", nil, func(t *testing.T, srv *redisServer) {
+			admin := newClient(t, "unix", srv.Sock)
+			if err := admin.Do(t.Context(), "CLIENT", "PAUSE", 3000, "ALL").Err(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * time.Second)
+		}},
+		{"DEBUG SLEEP 3s", []string{"--enable-debug-command", "yes"}, func(t *testing.T, srv *redisServer) {
+			o := clientOptions("unix", srv.Sock)
+			o.ReadTimeout = 10 * time.Second
+			admin := redis.NewClient(o)
+			defer admin.Close()
+			if err := admin.Do(t.Context(), "DEBUG", "SLEEP", 3).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
-	// Let the fleet settle into the shared pace, then take Redis away.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(s.snapshot()) < 7 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	srv.Stop()
-	downAt := time.Now()
-	time.Sleep(1500 * time.Millisecond)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	upAt := time.Now()
-	var reps []workerReport
-	var backendErrs uint64
-	for _, w := range ws {
-		r := w.wait(t)
-		reps = append(reps, r)
-		backendErrs += r.BackendErrors
-	}
-	checkReports(t, reps, pages)
-	if backendErrs == 0 {
-		t.Errorf("no worker saw a backend error: Redis was not away during the crawl")
-	}
-	switch n := s.robotsRequests(); {
-	case n == 1:
-	case n == 2:
-		// A worker that had not cached the origin when Redis went away
-		// fetches robots.txt itself: allowed, once.
-		t.Logf("2 robots.txt requests: a worker fetched locally while Redis was away")
-	default:
-		t.Errorf("%d robots.txt requests; want 1 (the workers keep what they hold)", n)
-	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startRedisServerOn(t, "", tc.extra...)
+			s := newSite(t, testDelay, false)
+			cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages}
+			ws := make([]*worker, workers)
+			for i := range ws {
+				ws[i] = startWorker(t, cfg, "w"+itoa(i+1), 0)
+			}
+			// Let the fleet settle into the shared pace, then take Redis away.
+			deadline := time.Now().Add(30 * time.Second)
+			for len(s.snapshot()) < 7 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			downAt := time.Now()
+			tc.fault(t, srv)
+			upAt := time.Now()
+			var reps []workerReport
+			var backendErrs, trips uint64
+			for _, w := range ws {
+				r := w.wait(t)
+				reps = append(reps, r)
+				backendErrs += r.BackendErrors
+				trips += r.Trips
+			}
+			checkReports(t, reps, pages)
+			if backendErrs == 0 {
+				t.Errorf("no worker saw a backend error: Redis was not away during the crawl")
+			}
+			switch n := s.robotsRequests(); {
+			case n == 1:
+			case n == 2:
+				// A worker that had not cached the origin when Redis went away
+				// fetches robots.txt itself: allowed, once.
+				t.Logf("2 robots.txt requests: a worker fetched locally while Redis was away")
+			default:
+				t.Errorf("%d robots.txt requests; want 1 (the workers keep what they hold)", n)
+			}
 
-	as := s.snapshot()
-	window := workers * testDelay
-	most := maxInWindow(as, window)
-	var during []arrival
+			as := s.snapshot()
+			window := workers * testDelay
+			most := maxInWindow(as, window)
+			var during, after int
+			for _, a := range as {
+				switch {
+				case a.at.Before(downAt):
+				case a.at.Before(upAt):
+					during++
+				case a.at.Before(upAt.Add(8 * testDelay)):
+					after++
+				}
+			}
+			back := "never"
+			for _, a := range as {
+				if !a.at.Before(upAt) && countIn(as, a.at, 5*testDelay) >= 4 {
+					back = a.at.Sub(upAt).Round(time.Millisecond).String()
+					break
+				}
+			}
+			gaps, short := s.gaps(gapSlack)
+			t.Logf("Redis away for %v: %d requests meanwhile (a shared pace allows %d); in the 8 delays after: %d requests, %d%% of the polite rate; "+
+				"5 delays first held ≥ 80%% of it %s after the end; %d backend errors, %d breaker trips; %s; %d gaps below %v; at most %d requests in any %v",
+				upAt.Sub(downAt).Round(time.Millisecond), during, int(upAt.Sub(downAt)/testDelay)+1, after, after*100/8,
+				back, backendErrs, trips, gapSummary(gaps), len(short), testDelay-gapSlack, most, window)
+			if most > workers+2 {
+				t.Errorf("%d requests within %v (fleet %d × Crawl-delay %v); want at most %d:\n  %s",
+					most, window, workers, testDelay, workers+2, strings.Join(short, "\n  "))
+			}
+		})
+	}
+}
+
+// countIn returns how many arrivals are within [from, from+w).
+func countIn(as []arrival, from time.Time, w time.Duration) int {
+	n := 0
 	for _, a := range as {
-		if !a.at.Before(downAt) && a.at.Before(upAt) {
-			during = append(during, a)
+		if !a.at.Before(from) && a.at.Before(from.Add(w)) {
+			n++
 		}
 	}
-	gaps, short := s.gaps(gapSlack)
-	t.Logf("Redis down for %v: %d requests meanwhile (a shared pace allows %d); %s; %d gaps below %v; at most %d requests in any %v",
-		upAt.Sub(downAt).Round(time.Millisecond), len(during), int(upAt.Sub(downAt)/testDelay)+1,
-		gapSummary(gaps), len(short), testDelay-gapSlack, most, window)
-	if most > workers+2 {
-		t.Errorf("%d requests within %v (fleet %d × Crawl-delay %v); want at most %d:\n  %s",
-			most, window, workers, testDelay, workers+2, strings.Join(short, "\n  "))
-	}
+	return n
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -27,6 +28,9 @@ const (
 	envPages   = "REDISBACKEND_TEST_PAGES"   // pages to fetch per site
 	envSkew    = "REDISBACKEND_TEST_SKEW"    // added to the worker's clock (robotsext.WithClock)
 	envTimeout = "REDISBACKEND_TEST_TIMEOUT" // robots.txt fetch timeout (robotsext.WithTimeout)
+	envFleet   = "REDISBACKEND_TEST_FLEET"   // WithFleetSize; empty: not set
+	envPass    = "REDISBACKEND_TEST_PASS"    // the password the client sends; empty: none
+	envSpin    = "REDISBACKEND_TEST_SPIN"    // goroutines that burn CPU while the worker crawls
 )
 
 // workerReport is the last line a worker prints, as JSON.
@@ -37,6 +41,7 @@ type workerReport struct {
 	RobotsFetches uint64 // robots.txt fetches this worker made
 	BackendErrors uint64
 	FleetSize     int
+	Trips         uint64 // times the Redis Backend's breaker opened
 }
 
 // runWorker is a worker process's main; it returns the exit code.
@@ -45,6 +50,10 @@ func runWorker() int {
 	pages, _ := strconv.Atoi(os.Getenv(envPages))
 	skew, _ := time.ParseDuration(os.Getenv(envSkew))
 	timeout, _ := time.ParseDuration(os.Getenv(envTimeout))
+	fleetSize, _ := strconv.Atoi(os.Getenv(envFleet))
+	spinners, _ := strconv.Atoi(os.Getenv(envSpin))
+	stop := spin(spinners)
+	defer stop()
 
 	c := colly.NewCollector(colly.UserAgent("fleetbot/1.0 (worker " + id + ")"))
 	c.SetRequestTimeout(10 * time.Second)
@@ -61,9 +70,10 @@ func runWorker() int {
 		// checks would then count as a second robots.txt fetch.
 		o := clientOptions(network, addr)
 		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = 2*time.Second, 2*time.Second, 2*time.Second
+		o.Password = os.Getenv(envPass)
 		client := redis.NewClient(o)
 		defer client.Close()
-		backend = New(client, WithHeartbeat(200*time.Millisecond), WithTimeout(2*time.Second))
+		backend = New(client, WithHeartbeat(200*time.Millisecond), WithTimeout(2*time.Second), WithFleetSize(fleetSize))
 		defer backend.Close(context.Background())
 		opts = append(opts, robotsext.WithBackend(backend))
 	}
@@ -92,8 +102,28 @@ func runWorker() int {
 	rep.BackendErrors = st.BackendErrors
 	if backend != nil {
 		rep.FleetSize = backend.FleetSize()
+		rep.Trips = backend.Stats().Trips
 	}
 	out, _ := json.Marshal(rep)
 	fmt.Printf("report %s\n", out)
 	return 0
+}
+
+// spin starts n goroutines that keep a CPU busy until the returned
+// function is called.
+func spin(n int) (stop func()) {
+	done := make(chan struct{})
+	for range n {
+		go func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
 }
