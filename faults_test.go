@@ -194,6 +194,66 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 	}
 }
 
+// TestRobotsStartRepairIsLoud: a pace already broken when robots.txt is
+// fetched (the Starter repairs it while recording the robots.txt request
+// as the host's first start) is an anomaly like one met by a page: counted
+// in Stats.BackendAnomalies and logged at Warn once per host, however many
+// repairs follow.
+func TestRobotsStartRepairIsLoud(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name          string
+		pagesRepaired bool // the Backend repairs the pace at each page's Start too
+		wantAnomalies func(n uint64) bool
+	}{
+		{"only at the robots.txt request", false, func(n uint64) bool { return n == 1 }},
+		{"at every start", true, func(n uint64) bool { return n > 1 }},
+	}
+	const pages = 3
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.05\n"))
+			c, client := accCollector(t, "AcmeBot/2.1")
+			var mu sync.Mutex
+			marks := 0
+			b := starterFunc{backend.NewMemory(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+				if delay == 0 { // the robots.txt request's mark
+					mu.Lock()
+					marks++
+					mu.Unlock()
+					return 0, true, nil
+				}
+				return 0, tt.pagesRepaired, nil
+			}}
+			logs := &warnLog{}
+			ext := Apply(c, client, WithBackend(b), WithLogger(slog.New(logs)))
+			for i := range pages {
+				accVisit(t, c, s.URL, fmt.Sprintf("/p/%d", i))
+			}
+			c.Wait()
+			mu.Lock()
+			n := marks
+			mu.Unlock()
+			if n != 1 {
+				t.Fatalf("the robots.txt request was recorded %d times, want 1: the test proves nothing", n)
+			}
+			if got := len(s.pages()); got != pages {
+				t.Errorf("server saw %d pages, want %d", got, pages)
+			}
+			const warn = "was replaced"
+			st := ext.Stats()
+			t.Logf("Stats.BackendAnomalies %d; %d warnings", st.BackendAnomalies, logs.count(warn))
+			if !tt.wantAnomalies(st.BackendAnomalies) {
+				t.Errorf("Stats.BackendAnomalies = %d: the repair at the robots.txt request is not counted as it should be", st.BackendAnomalies)
+			}
+			if n := logs.count(warn); n != 1 {
+				t.Errorf("%d warnings containing %q, want exactly 1 for the host (all: %q)", n, warn, logs.msgs)
+			}
+		})
+	}
+}
+
 // TestBackendFailurePacedFromLatestStart: when the Backend fails right
 // after a request went out, the next request of this worker is paced
 // locally from that start at the delay times the fleet size, not sent at

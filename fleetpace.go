@@ -160,13 +160,31 @@ func (pc *pacer) startShared(ctx context.Context, key, btok string, delay time.D
 		return 0, errFallback
 	}
 	if repaired {
-		pc.anomaly(key, "the backend's pace for the host was unreadable or in the future and was replaced", 0)
+		pc.repaired(key)
 	}
 	if w > spacing+anomalySlack {
 		pc.anomaly(key, "the backend asked for a wait longer than the host's delay; paced locally instead", w)
 		return 0, errFallback
 	}
 	return w, nil
+}
+
+// recordStart records, through the Starter, a start on host key that
+// waits for nothing (the robots.txt request, the host's first request
+// fleet-wide), and reports a pace the Backend had to repair on the way.
+func (pc *pacer) recordStart(ctx context.Context, key string) error {
+	_, repaired, err := pc.starter.Start(ctx, key, pc.newToken(), 0)
+	if err == nil && repaired {
+		pc.repaired(key)
+	}
+	return err
+}
+
+// repaired reports that the Backend found the pace of host key unreadable
+// or in the future and replaced it: an anomaly (counted, and logged once
+// per host).
+func (pc *pacer) repaired(key string) {
+	pc.anomaly(key, "the backend's pace for the host was unreadable or in the future and was replaced", 0)
 }
 
 // anomaly counts shared state that cannot be right and logs it at Warn,

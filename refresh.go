@@ -295,8 +295,8 @@ func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]str
 		// The robots.txt request is the host's first request fleet-wide:
 		// record it, so that the fleet's first page waits the delay after it.
 		var err error
-		if s := e.pacer.starter; s != nil {
-			_, _, err = s.Start(ctx, hostKey(en.origin.host), e.pacer.newToken(), 0)
+		if e.pacer.starter != nil {
+			err = e.pacer.recordStart(ctx, hostKey(en.origin.host))
 		} else {
 			_, err = e.cfg.backend.Reserve(ctx, hostKey(en.origin.host), d+gateMargin(d))
 		}

@@ -16,8 +16,10 @@ import (
 )
 
 // TestCorruptPaceCrawl: two paced sites whose pace keys come to hold a
-// start an hour ahead, or garbage, once their robots.txt was fetched are
-// crawled through a real Redis. The crawl
+// start an hour ahead, or garbage, once their robots.txt was fetched (or
+// already hold it when robots.txt is fetched: the robots.txt request,
+// recorded as the host's first start, meets the bad value) are crawled
+// through a real Redis. The crawl
 // ends in about the time its Crawl-delays ask for (the figure
 // before: both hosts stopped for the whole 120 s run, without a word),
 // the gaps hold, and the Extension counts the anomaly and warns once per
@@ -27,14 +29,19 @@ func TestCorruptPaceCrawl(t *testing.T) {
 	const pages = 4
 	srv := startRedisServer(t)
 	c := newClient(t, "unix", srv.Sock)
+	hourAhead := func(now int64) string {
+		return fmt.Sprintf("%d %d other", now+int64(time.Hour/time.Microsecond), int64(testDelay/time.Microsecond))
+	}
+	garbage := func(int64) string { return "garbage" }
 	tests := []struct {
-		name  string
-		value func(now int64) string
+		name   string
+		value  func(now int64) string
+		before bool // written before robots.txt is fetched
 	}{
-		{"an hour ahead", func(now int64) string {
-			return fmt.Sprintf("%d %d other", now+int64(time.Hour/time.Microsecond), int64(testDelay/time.Microsecond))
-		}},
-		{"garbage", func(int64) string { return "garbage" }},
+		{"an hour ahead", hourAhead, false},
+		{"garbage", garbage, false},
+		{"an hour ahead before robots.txt", hourAhead, true},
+		{"garbage before robots.txt", garbage, true},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,14 +54,22 @@ func TestCorruptPaceCrawl(t *testing.T) {
 			ext := robotsext.Apply(col, robotsext.WithBackend(b), robotsext.WithLogger(logs.logger()))
 			// robots.txt first: its request is the host's first start,
 			// written to the pace key; the bad value comes after it, in
-			// the middle of the crawl.
+			// the middle of the crawl, or is there before it.
 			for _, s := range sites {
+				corrupt := func() {
+					key := b.keys.pace(strings.TrimPrefix(s.URL, "http://"))
+					if err := c.Set(t.Context(), key, tc.value(redisMicros(t, c)), time.Hour).Err(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tc.before {
+					corrupt()
+				}
 				if _, err := ext.Check(s.URL + "/"); err != nil {
 					t.Fatal(err)
 				}
-				key := b.keys.pace(strings.TrimPrefix(s.URL, "http://"))
-				if err := c.Set(t.Context(), key, tc.value(redisMicros(t, c)), time.Hour).Err(); err != nil {
-					t.Fatal(err)
+				if !tc.before {
+					corrupt()
 				}
 			}
 			begin := time.Now()
