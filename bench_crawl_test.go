@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,8 +101,8 @@ func benchCrawl(b *testing.B, origins, par int, mode crawlMode) {
 	case crawlRobots:
 		Apply(c, WithHTTPClient(&http.Client{Transport: tr, Timeout: 10 * time.Second}), WithCacheSize(origins+16))
 	}
-	var errs int
-	c.OnError(func(*colly.Response, error) { errs++ })
+	var errs atomic.Int64 // OnError runs on the request's goroutine
+	c.OnError(func(*colly.Response, error) { errs.Add(1) })
 	// Warm up: every origin's robots.txt fetched and a connection open.
 	for _, h := range hosts {
 		if err := c.Visit(h + "/warm"); err != nil {
@@ -119,8 +120,8 @@ func benchCrawl(b *testing.B, origins, par int, mode crawlMode) {
 	}
 	c.Wait()
 	b.StopTimer()
-	if errs > 0 {
-		b.Fatalf("%d requests failed", errs)
+	if n := errs.Load(); n > 0 {
+		b.Fatalf("%d requests failed", n)
 	}
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/req")
 }

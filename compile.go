@@ -38,6 +38,64 @@ type groupIndex struct {
 	// 256, each in precedence order. Nil for groups of fewer than
 	// minBuckets wildcard rules.
 	starts []int32
+	// grams lists, in groups of minGramList wildcard rules or more, the
+	// rules of each bucket by the rarer of their two bigrams: a check that
+	// gathered a path's bigrams then visits only the rules whose bigram
+	// the path holds (see gramList). Empty for smaller groups.
+	grams gramList
+}
+
+// gramList lists wildcard rules by key: a rule's bucket times 1<<14, plus the code of the rarer of its two bigrams
+// (wildRule.grams&0xffff; 0 for a rule without bigrams). The rules of
+// keys[i] are wild[at[i0]], … wild[at[ends[i]-1]], where i0 is ends[i-1]
+// (0 for i = 0), in precedence order. A bucket's keys are one run of keys,
+// which is ascending.
+type gramList struct {
+	keys []uint32
+	ends []int32
+	at   []int32
+}
+
+// minGramList is the number of wildcard rules from which a group's index
+// lists them by bigram: below it, testing each rule's bigrams costs less
+// than looking them up.
+const minGramList = 64
+
+// gramKey is the key of gramList for the rarer bigram code of a rule of
+// bucket.
+func gramKey(bucket int, code uint32) uint32 { return uint32(bucket)<<14 | code }
+
+// A group listed by bigram is bucketed and its rules have grams.
+const (
+	_ uint = minGramList - minBuckets
+	_ uint = minGramList - minGramRules
+)
+
+// listGrams builds ix.grams once ix.wild is bucketed.
+func (p *Policy) listGrams(ix *groupIndex) {
+	type entry struct {
+		key uint32
+		at  int32
+	}
+	es := make([]entry, len(ix.wild))
+	for i, w := range ix.wild {
+		es[i] = entry{gramKey(wildBucket(p.text[w.off:w.off+uint32(w.match)]), w.grams&0xffff), int32(i)}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	g := &ix.grams
+	g.at = make([]int32, len(es))
+	for i, e := range es {
+		g.at[i] = e.at
+		if i+1 == len(es) || es[i+1].key != e.key {
+			g.keys = append(g.keys, e.key)
+			g.ends = append(g.ends, int32(i+1))
+		}
+	}
 }
 
 // litRule is a literal rule in a group's index, with the octets 8 to 15 of
@@ -240,6 +298,9 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	}
 	if len(ix.wild) >= minBuckets {
 		p.bucketWild(ix)
+	}
+	if len(ix.wild) >= minGramList {
+		p.listGrams(ix)
 	}
 	return ix
 }

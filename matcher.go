@@ -3,6 +3,7 @@ package robotsext
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -463,24 +464,24 @@ func loadLE(s string) uint64 {
 // *mask is pathMask(path), or 0 until a rule that could beat b needs it.
 func (p *Policy) bestWild(ix *groupIndex, path string, mask *uint64, b *best) {
 	if ix.starts == nil {
-		p.scanWild(ix, 0, int32(len(ix.wild)), path, mask, b)
+		p.scanWild(ix, 0, 0, int32(len(ix.wild)), path, mask, b)
 		return
 	}
 	if len(path) >= 2 {
-		c := path[1]
-		p.scanWild(ix, ix.starts[c], ix.starts[int(c)+1], path, mask, b)
+		c := int(path[1])
+		p.scanWild(ix, c, ix.starts[c], ix.starts[c+1], path, mask, b)
 	}
-	p.scanWild(ix, ix.starts[256], ix.starts[257], path, mask, b)
+	p.scanWild(ix, 256, ix.starts[256], ix.starts[257], path, mask, b)
 }
 
-// scanWild tries the wildcard rules ix.wild[from:to], which are in
-// precedence order: it offers b the first whose octets the path holds and
-// that matches, and stops there or at the first rule that (like every rule
-// after it) cannot beat b. It computes *mask, when 0, only if the first
-// rule can beat b. After wildTries rules that failed to match, it leaves
-// the rest to scanGrams, which first checks that the path holds two
-// bigrams of each.
-func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask *uint64, b *best) {
+// scanWild tries the wildcard rules ix.wild[from:to], bucket's rules, which
+// are in precedence order: it offers b the first whose octets the path
+// holds and that matches, and stops there or at the first rule that (like
+// every rule after it) cannot beat b. It computes *mask, when 0, only if
+// the first rule can beat b. After wildTries rules that failed to match,
+// it leaves the rest to scanGrams, which first checks that the path holds
+// two bigrams of each.
+func (p *Policy) scanWild(ix *groupIndex, bucket int, from, to int32, path string, mask *uint64, b *best) {
 	wild, masks := ix.wild[from:to], ix.masks[from:to]
 	if len(wild) == 0 || wild[0].prec <= b.prec {
 		return
@@ -515,8 +516,8 @@ func (p *Policy) scanWild(ix *groupIndex, from, to int32, path string, mask *uin
 		if int(w.min) > len(path) {
 			continue
 		}
-		if tries == wildTries && w.grams != 0 {
-			p.scanGrams(wild[j:], masks[j:], path, lack, b)
+		if tries == wildTries && (w.grams != 0 || ix.grams.keys != nil) {
+			p.scanGrams(ix, bucket, from+int32(j), from+int32(len(wild)), path, lack, b)
 			return
 		}
 		tries++
@@ -541,55 +542,121 @@ const (
 	shortGramBits = 10
 )
 
-// scanGrams is the rest of scanWild's loop over wild and masks, with the
-// rules ruled out whose two bigrams (wildRule.grams) the path does not
-// both hold. lack is the complement of the path's mask.
-func (p *Policy) scanGrams(wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
+// scanGrams is the rest of scanWild's loop, over ix.wild[lo:hi] of bucket,
+// with the rules ruled out whose two bigrams (wildRule.grams) the path
+// does not both hold. lack is the complement of the path's mask.
+func (p *Policy) scanGrams(ix *groupIndex, bucket int, lo, hi int32, path string, lack uint64, b *best) {
 	if len(path) > shortGramPath {
-		p.scanGramsLong(wild, masks, path, lack, b)
+		p.scanGramsLong(ix, bucket, lo, hi, path, lack, b)
 		return
 	}
 	var set [1 << shortGramBits / 64]uint64
-	p.scanGramSet(set[:], shortGramBits, wild, masks, path, lack, b)
+	s := gramSet{set[:], shortGramBits}
+	s.fill(path)
+	p.scanGramSet(&s, ix, bucket, lo, hi, path, lack, b)
 }
 
 // scanGramsLong is scanGrams for long paths, apart so that a check of a
 // short path does not clear its larger set.
-func (p *Policy) scanGramsLong(wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
+func (p *Policy) scanGramsLong(ix *groupIndex, bucket int, lo, hi int32, path string, lack uint64, b *best) {
 	var set [1 << 14 / 64]uint64
-	p.scanGramSet(set[:], 14, wild, masks, path, lack, b)
+	s := gramSet{set[:], 14}
+	s.fill(path)
+	p.scanGramSet(&s, ix, bucket, lo, hi, path, lack, b)
 }
 
-// scanGramSet fills set, of 1<<bits bits (all zero), with the bigrams of
-// path, hashed unless bits is 14, and then tries the rules as scanWild
-// does, skipping those with a bigram missing from the set.
-func (p *Policy) scanGramSet(set []uint64, bits uint, wild []wildRule, masks []uint64, path string, lack uint64, b *best) {
-	slot := func(code uint32) uint32 {
-		if bits == 14 {
-			return code
+// gramSet is a set of the bigrams of a path: of 1<<bits bits, with a bit
+// for each bigram code when bits is 14, hashed otherwise. A hashed set may
+// hold a bigram the path does not, which only makes a filter let more
+// rules through.
+type gramSet struct {
+	set  []uint64
+	bits uint
+}
+
+func (s *gramSet) slot(code uint32) uint32 {
+	if s.bits == 14 {
+		return code
+	}
+	return gramHash(code, s.bits)
+}
+
+// fill adds the bigrams of path to s.
+func (s *gramSet) fill(path string) {
+	if s.bits == 14 {
+		// Long paths: the code is the slot, and the array's size
+		// spares the bounds checks.
+		set := (*[1 << 14 / 64]uint64)(s.set)
+		for i := 0; i+1 < len(path); i++ {
+			h := gramCode(path[i], path[i+1])
+			set[h>>6&(1<<8-1)] |= 1 << (h & 63)
 		}
-		return gramHash(code, bits)
+		return
 	}
 	for i := 0; i+1 < len(path); i++ {
-		h := slot(gramCode(path[i], path[i+1]))
-		set[h>>6] |= 1 << (h & 63)
+		h := s.slot(gramCode(path[i], path[i+1]))
+		s.set[h>>6] |= 1 << (h & 63)
 	}
-	holds := func(code uint32) bool {
-		h := slot(code)
-		return set[h>>6]&(1<<(h&63)) != 0
+}
+
+// holds reports whether s may hold the bigram of code.
+func (s *gramSet) holds(code uint32) bool {
+	h := s.slot(code)
+	return s.set[h>>6]&(1<<(h&63)) != 0
+}
+
+// scanGramSet tries the rules ix.wild[lo:hi] of bucket as scanWild does,
+// skipping those with a bigram missing from s. With a gramList it visits
+// only the lists of the bigrams s holds (and of the rules without one),
+// each in precedence order; b keeps the best of their matches.
+func (p *Policy) scanGramSet(s *gramSet, ix *groupIndex, bucket int, lo, hi int32, path string, lack uint64, b *best) {
+	if ix.grams.keys == nil {
+		p.tryGrams(s, ix, ix.grams.at, lo, hi, path, lack, b)
+		return
 	}
-	for j, m := range masks {
-		if m&lack != 0 {
+	g := &ix.grams
+	k0, _ := slices.BinarySearch(g.keys, gramKey(bucket, 0))
+	k1, _ := slices.BinarySearch(g.keys[k0:], gramKey(bucket+1, 0))
+	for i := k0; i < k0+k1; i++ {
+		if code := g.keys[i] & (1<<14 - 1); code != 0 && !s.holds(code) {
+			continue // no rule of this list can match
+		}
+		first := int32(0)
+		if i > 0 {
+			first = g.ends[i-1]
+		}
+		at := g.at[first:g.ends[i]]
+		j, _ := slices.BinarySearch(at, lo)
+		p.tryGrams(s, ix, at[j:], lo, hi, path, lack, b)
+	}
+}
+
+// tryGrams tries, in precedence order, the rules of ix.wild[lo:hi] that at
+// lists (ascending indices), or every one of them when at is nil; it stops
+// at the first match or at the first rule that cannot beat b.
+func (p *Policy) tryGrams(s *gramSet, ix *groupIndex, at []int32, lo, hi int32, path string, lack uint64, b *best) {
+	n := len(at)
+	if at == nil {
+		n = int(hi - lo)
+	}
+	for k := range n {
+		j := lo + int32(k)
+		if at != nil {
+			if j = at[k]; j >= hi {
+				return
+			}
+		}
+		if ix.masks[j]&lack != 0 {
 			continue
 		}
-		w := &wild[j]
+		w := &ix.wild[j]
 		if w.prec <= b.prec {
 			return
 		}
 		if int(w.min) > len(path) {
 			continue
 		}
-		if g := w.grams; g != 0 && !(holds(g&0xffff) && holds(g>>16)) {
+		if g := w.grams; g != 0 && !(s.holds(g&0xffff) && s.holds(g>>16)) {
 			continue // the path lacks one of the rule's bigrams
 		}
 		if w.matches(p.text[w.off:w.off+uint32(w.match)], path) {

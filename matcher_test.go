@@ -439,7 +439,7 @@ func TestWildScanAgreesWithNaive(t *testing.T) {
 	for round := range 300 {
 		var robots strings.Builder
 		robots.WriteString("User-agent: *\n")
-		rules := 4 + next(60)
+		rules := 4 + next(150) // from 64 rules, listed by bigram
 		for range rules {
 			verb := "Disallow"
 			if next(3) == 0 {

@@ -51,11 +51,12 @@ func (p *Policy) memSize() int64 {
 }
 
 // indexSize is what building every group's index adds: the index itself
-// and a key and a parent per literal rule for each group, and a wildRule
-// and a mask per wildcard rule.
+// and a litRule, a key and a parent per literal rule for each group, and a
+// wildRule, a mask and its bigram list entries per wildcard rule.
 func (p *Policy) indexSize() int {
 	var (
 		ix     groupIndex
+		lit    litRule
 		w      wildRule
 		parent int32
 		mask   uint64
@@ -63,16 +64,23 @@ func (p *Policy) indexSize() int {
 	n := 0
 	for _, g := range p.groups {
 		n += allocSize(int(unsafe.Sizeof(ix)))
+		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(lit)))
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(parent)))
 		// Keys and masks share an allocation; counting every rule of the
 		// span once errs high by the wildcard rules' share.
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
 	}
-	n += p.wildRules * int(unsafe.Sizeof(w))
+	// The litRules counted above for the spans' wildcard rules are none.
+	n += p.wildRules * (int(unsafe.Sizeof(w)) - int(unsafe.Sizeof(lit)))
 	// Buckets: their starts in each group of at least minBuckets
 	// wildcard rules, and the copies of wild and masks bucketing makes.
 	var start int32
 	n += min(len(p.groups), p.wildRules/minBuckets) * allocSize(258*int(unsafe.Sizeof(start)))
+	// Bigram lists (groups of at least minGramList wildcard rules): an
+	// index per rule, and at most a key and an end per rule.
+	if p.wildRules >= minGramList {
+		n += p.wildRules * 3 * int(unsafe.Sizeof(start))
+	}
 	return n
 }
 
