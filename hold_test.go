@@ -5,6 +5,7 @@ package robotsext
 // comes, through real Colly collectors and loopback servers.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -18,20 +19,45 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// flakyRobots answers 503 with Retry-After: 1 to its first fails requests,
-// then serves body. It records when the first good answer was sent.
+// flakyRobots fails its first fails requests, then serves body: by
+// default with 503 and Retry-After: 1; with status set, that status and
+// Retry-After: 1; with hangUp, by closing the connection without an answer
+// (a network error to the client). It records when the first good answer
+// was sent, and, by clock when set (else time.Now), when each request
+// arrived.
 type flakyRobots struct {
 	fails  int32
 	body   string
-	n      atomic.Int32
-	mu     sync.Mutex
-	goodAt time.Time // guarded by mu
+	status int
+	hangUp bool
+	clock  func() time.Time
+
+	n        atomic.Int32
+	mu       sync.Mutex
+	goodAt   time.Time   // guarded by mu
+	arrivals []time.Time // guarded by mu
 }
 
 func (f *flakyRobots) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	now := time.Now
+	if f.clock != nil {
+		now = f.clock
+	}
+	f.mu.Lock()
+	f.arrivals = append(f.arrivals, now())
+	f.mu.Unlock()
 	if f.n.Add(1) <= f.fails {
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusServiceUnavailable)
+		switch {
+		case f.hangUp:
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			conn.Close()
+		default:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(cmp.Or(f.status, http.StatusServiceUnavailable))
+		}
 		return
 	}
 	f.mu.Lock()
@@ -40,6 +66,42 @@ func (f *flakyRobots) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 	fmt.Fprint(w, f.body)
+}
+
+// gaps returns the time between consecutive requests, by f's clock.
+func (f *flakyRobots) gaps() []time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var gs []time.Duration
+	for i := 1; i < len(f.arrivals); i++ {
+		gs = append(gs, f.arrivals[i].Sub(f.arrivals[i-1]))
+	}
+	return gs
+}
+
+// holdClock is a hand-moved clock for held requests: a sleep moves it
+// forward to the moment asked for (never back) and returns at once, so a
+// backoff of minutes costs the test nothing, and requests held together
+// that sleep to the same attempt move it once, not once each.
+type holdClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *holdClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *holdClock) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(max(d, 0))
+	return nil
 }
 
 func (f *flakyRobots) firstGood() time.Time {
@@ -53,9 +115,22 @@ func (f *flakyRobots) firstGood() time.Time {
 // verdicts by path.
 func holdCrawl(t *testing.T, s *accSite, async bool, pages []string, opts ...Option) (*Extension, map[string][]Verdict) {
 	t.Helper()
+	return holdCrawlClock(t, s, async, pages, nil, opts...)
+}
+
+// holdCrawlClock is holdCrawl with the Extension on clk when it is not
+// nil: its clock, and the sleeps of held requests, are clk's.
+func holdCrawlClock(t *testing.T, s *accSite, async bool, pages []string, clk *holdClock, opts ...Option) (*Extension, map[string][]Verdict) {
+	t.Helper()
 	c, client := accCollector(t, "AcmeBot/2.1")
 	c.Async = async
+	if clk != nil {
+		opts = append(opts, WithClock(clk.now))
+	}
 	ext := Apply(c, append([]Option{client}, opts...)...)
+	if clk != nil {
+		ext.pacer.sleep = clk.sleep // before the first request
+	}
 	var mu sync.Mutex
 	blocked := map[string][]Verdict{}
 	ext.OnBlocked(func(r *colly.Request, v Verdict) {
@@ -68,12 +143,15 @@ func holdCrawl(t *testing.T, s *accSite, async bool, pages []string, opts ...Opt
 	return ext, blocked
 }
 
-// TestDeferUnreachableRecovers: robots.txt answers 503 (Retry-After: 1)
-// twice, then a file disallowing /private/. With WithDeferUnreachable
-// every allowed page reaches the server exactly once and none before the
-// first good answer, /private/ is refused once by its rule, and Stats
-// count the held and released requests. The control without the option
-// loses every page.
+// TestDeferUnreachableRecovers: robots.txt fails twice (503 with
+// Retry-After: 1, 429 with Retry-After: 1, or a connection closed without
+// an answer, a network error whose backoff is a minute, then two: that
+// case runs on a hand-moved clock), then serves a file disallowing
+// /private/. With WithDeferUnreachable every allowed page reaches the
+// server exactly once and none before the first good answer, /private/ is
+// refused once by its rule, robots.txt is asked again only after the
+// origin's Retry-After or backoff, and Stats count the held and released
+// requests. The control without the option loses every page.
 func TestDeferUnreachableRecovers(t *testing.T) {
 	t.Parallel()
 	var pages []string
@@ -81,48 +159,86 @@ func TestDeferUnreachableRecovers(t *testing.T) {
 		pages = append(pages, fmt.Sprintf("/p/%d", i))
 	}
 	pages = append(pages, "/private/x")
-	for _, async := range []bool{false, true} {
-		for _, deferred := range []bool{true, false} {
-			name := fmt.Sprintf("async=%v/defer=%v", async, deferred)
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				robots := &flakyRobots{fails: 2, body: "User-agent: *\nDisallow: /private/\n"}
-				s := newAccSite(t, robots.ServeHTTP)
-				var opts []Option
-				if deferred {
-					opts = append(opts, WithDeferUnreachable(10*time.Second))
-				}
-				ext, blocked := holdCrawl(t, s, async, pages, opts...)
-				got := s.pages()
-				st := ext.Stats()
-				if !deferred {
-					if len(got) != 0 || len(blocked) != len(pages) {
-						t.Errorf("control: server saw %d pages, %d blocked; want 0 and %d (every page lost)", len(got), len(blocked), len(pages))
+	const slack = 500 * time.Millisecond // a request's transit, on the real clock
+	failures := []struct {
+		name     string
+		robots   func() *flakyRobots
+		clock    bool            // on a holdClock: the backoff is minutes
+		deferMax time.Duration   // by the Extension's clock
+		wantGaps []time.Duration // between robots.txt requests, at least (less slack)
+	}{
+		{"503 Retry-After", func() *flakyRobots { return &flakyRobots{} }, false, 10 * time.Second,
+			[]time.Duration{time.Second, time.Second}},
+		{"429 Retry-After", func() *flakyRobots { return &flakyRobots{status: http.StatusTooManyRequests} }, false, 10 * time.Second,
+			[]time.Duration{time.Second, time.Second}},
+		{"connection closed", func() *flakyRobots { return &flakyRobots{hangUp: true} }, true, 10 * time.Minute,
+			[]time.Duration{minBackoff, 2 * minBackoff}},
+	}
+	for _, fl := range failures {
+		for _, async := range []bool{false, true} {
+			for _, deferred := range []bool{true, false} {
+				name := fmt.Sprintf("%s/async=%v/defer=%v", fl.name, async, deferred)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					robots := fl.robots()
+					robots.fails, robots.body = 2, "User-agent: *\nDisallow: /private/\n"
+					var clk *holdClock
+					if fl.clock {
+						clk = &holdClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+						robots.clock = clk.now
 					}
-					t.Logf("control: %d of %d pages reached the server", len(got), len(pages)-1)
-					return
-				}
-				want := slices.Sorted(slices.Values(pages[:len(pages)-1]))
-				if !slices.Equal(got, want) {
-					t.Errorf("server saw %q, want each allowed page once: %q", got, want)
-				}
-				good := robots.firstGood()
-				for _, h := range s.all() {
-					if h.path != "/robots.txt" && h.at.Before(good) {
-						t.Errorf("%s reached the server before the first good robots.txt answer", h.path)
+					s := newAccSite(t, robots.ServeHTTP)
+					var opts []Option
+					if deferred {
+						opts = append(opts, WithDeferUnreachable(fl.deferMax))
 					}
-				}
-				if vs := blocked["/private/x"]; len(vs) != 1 || vs[0].Reason != ReasonDisallowRule || vs[0].Line != 2 {
-					t.Errorf("OnBlocked for /private/x: %+v; want once, by the rule on line 2", vs)
-				}
-				if len(blocked) != 1 {
-					t.Errorf("OnBlocked for %d paths, want only /private/x: %v", len(blocked), blocked)
-				}
-				if st.Held == 0 || st.Released != st.Held || st.GaveUp != 0 {
-					t.Errorf("Stats Held %d, Released %d, GaveUp %d; want every held request released", st.Held, st.Released, st.GaveUp)
-				}
-				t.Logf("kept %d of %d pages; held %d requests; robots.txt requested %d times", len(got), len(pages)-1, st.Held, robots.n.Load())
-			})
+					ext, blocked := holdCrawlClock(t, s, async, pages, clk, opts...)
+					got := s.pages()
+					st := ext.Stats()
+					if !deferred {
+						if len(got) != 0 || len(blocked) != len(pages) {
+							t.Errorf("control: server saw %d pages, %d blocked; want 0 and %d (every page lost)", len(got), len(blocked), len(pages))
+						}
+						for p, vs := range blocked {
+							if len(vs) != 1 || vs[0].Reason != ReasonUnreachable {
+								t.Errorf("control: OnBlocked for %s: %+v; want once, unreachable", p, vs)
+							}
+						}
+						t.Logf("control: %d of %d pages reached the server", len(got), len(pages)-1)
+						return
+					}
+					want := slices.Sorted(slices.Values(pages[:len(pages)-1]))
+					if !slices.Equal(got, want) {
+						t.Errorf("server saw %q, want each allowed page once: %q", got, want)
+					}
+					good := robots.firstGood()
+					for _, h := range s.all() {
+						if h.path != "/robots.txt" && h.at.Before(good) {
+							t.Errorf("%s reached the server before the first good robots.txt answer", h.path)
+						}
+					}
+					if vs := blocked["/private/x"]; len(vs) != 1 || vs[0].Reason != ReasonDisallowRule || vs[0].Line != 2 {
+						t.Errorf("OnBlocked for /private/x: %+v; want once, by the rule on line 2", vs)
+					}
+					if len(blocked) != 1 {
+						t.Errorf("OnBlocked for %d paths, want only /private/x: %v", len(blocked), blocked)
+					}
+					if st.Held == 0 || st.Released != st.Held || st.GaveUp != 0 {
+						t.Errorf("Stats Held %d, Released %d, GaveUp %d; want every held request released", st.Held, st.Released, st.GaveUp)
+					}
+					gaps := robots.gaps()
+					if len(gaps) != len(fl.wantGaps) {
+						t.Errorf("robots.txt requested %d times, want %d (two failures, then the good answer)", len(gaps)+1, len(fl.wantGaps)+1)
+					}
+					for i, g := range gaps[:min(len(gaps), len(fl.wantGaps))] {
+						if g < fl.wantGaps[i]-slack {
+							t.Errorf("robots.txt attempt %d came %v after the one before, want ≥ %v (Retry-After or backoff kept)", i+2, g, fl.wantGaps[i])
+						}
+					}
+					t.Logf("kept %d of %d pages; held %d requests; robots.txt requested %d times, %v apart",
+						len(got), len(pages)-1, st.Held, robots.n.Load(), gaps)
+				})
+			}
 		}
 	}
 }
