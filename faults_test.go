@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -365,4 +366,80 @@ func TestTrailingDotSharesPaceE2E(t *testing.T) {
 	}
 	minGap, _ := accCheckGaps(t, pages, 150*time.Millisecond)
 	t.Logf("smallest gap between pages %v across both names (Crawl-delay 150ms)", minGap)
+}
+
+// stuckLease is a Backend whose robots.txt lease is always held by another
+// worker (renewed for ever) and that never has a record: the Lease answer
+// a broken or hostile fleet member can cause.
+type stuckLease struct {
+	loads, leases atomic.Int64
+	wait          time.Duration
+}
+
+func (b *stuckLease) Load(context.Context, string) (*backend.Record, error) {
+	b.loads.Add(1)
+	return nil, nil
+}
+
+func (b *stuckLease) Lease(context.Context, string, time.Duration) (backend.Lease, bool, time.Duration, error) {
+	b.leases.Add(1)
+	return backend.Lease{}, false, b.wait, nil
+}
+
+func (b *stuckLease) Store(context.Context, string, backend.Lease, *backend.Record) error {
+	return backend.ErrLeaseLost
+}
+
+func (b *stuckLease) Reserve(context.Context, string, time.Duration) (time.Duration, error) {
+	return 0, nil
+}
+
+// A lease that never resolves costs at most one fetch timeout and the
+// lease margin: then the request's robots.txt is fetched locally and
+// obeyed, the Backend failure is counted, and the Backend is not asked in
+// a tight loop meanwhile, even when it answers a wait of 0.
+func TestStuckLeaseFallsBackToLocalFetch(t *testing.T) {
+	t.Parallel()
+	for _, wait := range []time.Duration{0, 200 * time.Millisecond, time.Hour} {
+		t.Run(wait.String(), func(t *testing.T) {
+			t.Parallel()
+			s := newAccSite(t, accBody("User-agent: *\nDisallow: /blocked/\n"))
+			b := &stuckLease{wait: wait}
+			e := Apply(nil, WithUserAgent("AcmeBot"), WithBackend(b), WithTimeout(100*time.Millisecond),
+				WithLogger(slog.New(slog.DiscardHandler)))
+			start := time.Now()
+			done := make(chan struct{})
+			var allowed, blocked Verdict
+			var err1, err2 error
+			go func() {
+				defer close(done)
+				allowed, err1 = e.Check(s.URL + "/page")
+				blocked, err2 = e.Check(s.URL + "/blocked/x")
+			}()
+			select {
+			case <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("Check still waiting for the lease after a minute")
+			}
+			took := time.Since(start)
+			if err1 != nil || err2 != nil || !allowed.Allowed || blocked.Allowed || blocked.Reason != ReasonDisallowRule {
+				t.Errorf("verdicts %+v, %v and %+v, %v; want allowed, then refused by its rule", allowed, err1, blocked, err2)
+			}
+			if n := len(s.robotsHits()); n != 1 {
+				t.Errorf("robots.txt requested %d times, want 1 (locally)", n)
+			}
+			if bound := 100*time.Millisecond + leaseMargin; took < bound {
+				t.Errorf("gave up on the lease after %v; want the whole %v an honest holder may take", took, bound)
+			}
+			if st := e.Stats(); st.BackendErrors < 1 {
+				t.Errorf("Stats.BackendErrors = %d; want the stuck lease counted", st.BackendErrors)
+			}
+			// Polls back off from pollFirst to pollMax: a few dozen calls
+			// in 5 s, not thousands.
+			if n := b.leases.Load() + b.loads.Load(); n > 200 {
+				t.Errorf("%d Backend calls while waiting; want polling with backoff", n)
+			}
+			t.Logf("wait %v: gave up after %v with %d Lease and %d Load calls", wait, took.Round(time.Millisecond), b.leases.Load(), b.loads.Load())
+		})
+	}
 }

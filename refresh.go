@@ -141,6 +141,12 @@ func (e *Extension) refreshLocal(ctx context.Context, o origin, prev *entry) (*e
 // wrapping errBackend.
 func (e *Extension) refreshShared(ctx context.Context, b backend.Backend, o origin) (*entry, error) {
 	key := o.String()
+	// However long the leases others hold, this worker waits for them at
+	// most as long as an honest holder's fetch can take; past that, the
+	// lease is treated as a Backend failure and robots.txt is fetched
+	// locally, so that no request waits on a lease that never resolves.
+	giveUp := time.Now().Add(e.cfg.timeout + leaseMargin)
+	poll := pollFirst // backs off across leases too
 	for {
 		rec, err := b.Load(ctx, key)
 		if err != nil {
@@ -167,23 +173,33 @@ func (e *Extension) refreshShared(ctx context.Context, b backend.Backend, o orig
 			}
 			return e.fetchShared(ctx, b, o, rec, lease)
 		}
-		if err := e.awaitRecord(ctx, b, key, wait); err != nil {
+		left := time.Until(giveUp)
+		if left <= 0 {
+			return nil, e.backendErr(ctx, "lease", errLeaseStuck)
+		}
+		if err := e.awaitRecord(ctx, b, key, min(wait, left), &poll); err != nil {
 			return nil, err
 		}
 	}
 }
 
+// errLeaseStuck is the Backend failure of a robots.txt lease that another
+// worker held, renewed or took again for longer than a fetch can take.
+var errLeaseStuck = errors.New("robots.txt lease held elsewhere for longer than a fetch can take")
+
 // awaitRecord polls key's record while another worker holds the lease,
 // until a fresh record appears or the lease's remaining life (wait) has
-// passed, whichever is first.
-func (e *Extension) awaitRecord(ctx context.Context, b backend.Backend, key string, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for poll := pollFirst; ; poll = min(poll*2, pollMax) {
+// passed, whichever is first. *poll is the interval between polls: it
+// doubles up to pollMax, and one poll happens however short wait is, so
+// that a Backend answering a wait of 0 is not asked in a tight loop.
+func (e *Extension) awaitRecord(ctx context.Context, b backend.Backend, key string, wait time.Duration, poll *time.Duration) error {
+	deadline := time.Now().Add(max(wait, *poll))
+	for ; ; *poll = min(*poll*2, pollMax) {
 		left := time.Until(deadline)
 		if left <= 0 {
 			return nil
 		}
-		if err := sleepCtx(ctx, min(poll, left)); err != nil {
+		if err := sleepCtx(ctx, min(*poll, left)); err != nil {
 			return err
 		}
 		rec, err := b.Load(ctx, key)
