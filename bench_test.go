@@ -512,3 +512,39 @@ func BenchmarkCheckHostile(b *testing.B) {
 		}
 	}
 }
+
+// scanAlphabet is the octets of the scan shape's pieces.
+const scanAlphabet = "bcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// BenchmarkCheckHostileScan is the shape no filter rejects and every rule
+// of which reads the whole URL: a 500 KiB "*" group of 28,444 rules
+// "/*x*y*z" of single-octet pieces (no bigrams to filter by), x after y in
+// scanAlphabet, against "/aaa…" followed by the alphabet once, n octets in
+// all. Each rule finds x near the URL's end and fails to find y after it,
+// so a check costs about rules × URL length: the bound docs/benchmarks.md
+// gives, measured.
+func BenchmarkCheckHostileScan(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("User-agent: *\n")
+	a := scanAlphabet
+	for i := 0; i < len(a) && sb.Len() < 500<<10; i++ {
+		for j := 0; j < i && sb.Len() < 500<<10; j++ {
+			for k := 0; k < len(a) && sb.Len() < 500<<10; k++ {
+				fmt.Fprintf(&sb, "Disallow: /*%c*%c*%c\n", a[i], a[j], a[k])
+			}
+		}
+	}
+	p := ParsePolicy([]byte(sb.String()))
+	for _, n := range hostileLengths {
+		url := "/" + strings.Repeat("a", n-1-len(a)) + a
+		if v := p.Check(benchAgent, url); !v.Allowed || v.Reason != ReasonNoMatch {
+			b.Fatalf("Check(/aaa… of %d) = %+v; want no match", n, v)
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = p.Check(benchAgent, url)
+			}
+		})
+	}
+}
