@@ -12,7 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -112,18 +112,13 @@ func runWorker() int {
 // spin starts n goroutines that keep a CPU busy until the returned
 // function is called.
 func spin(n int) (stop func()) {
-	done := make(chan struct{})
+	var stopped atomic.Bool
 	for range n {
 		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
+			for !stopped.Load() {
+				// Busy on purpose: the worker is to be short of CPU.
 			}
 		}()
 	}
-	var once sync.Once
-	return func() { once.Do(func() { close(done) }) }
+	return func() { stopped.Store(true) }
 }
