@@ -134,22 +134,27 @@ func FuzzPathOf(f *testing.F) {
 				t.Fatalf("appendPathOf(%q) = %q; want %q", in, got, want)
 			}
 		}
-		got := requestPath(in)
-		want := "/"
-		if k, ok := pathStart(in); ok {
-			want = in[k:]
-			if h := strings.IndexByte(want, '#'); h >= 0 {
-				want = want[:h]
-			}
-			if want[0] != '/' {
-				want = "/" + want
-			}
-			want = escapeNonASCII(want)
-		}
-		if got != want {
+		if got, want := requestPath(in), plainRequestPath(in); got != want {
 			t.Fatalf("requestPath(%q) = %q; want %q", in, got, want)
 		}
 	})
+}
+
+// plainRequestPath is requestPath by the general search: the path from
+// pathStart, cut at '#', with a leading '/' and non-ASCII octets escaped.
+func plainRequestPath(in string) string {
+	k, ok := pathStart(in)
+	if !ok {
+		return "/"
+	}
+	want := in[k:]
+	if h := strings.IndexByte(want, '#'); h >= 0 {
+		want = want[:h]
+	}
+	if want[0] != '/' {
+		want = "/" + want
+	}
+	return escapeNonASCII(want)
 }
 
 // The octet classes are what their doc comments list: pathKeeps and
@@ -233,17 +238,7 @@ func TestAuthorityEveryLength(t *testing.T) {
 			host := strings.Repeat("h", n)
 			for _, rest := range []string{"", "/p", "?q", ";r", "#f", "/a#b", "#/a"} {
 				u := scheme + host + rest
-				want := "/"
-				if start, ok := pathStart(u); ok {
-					want = u[start:]
-					if k := strings.IndexByte(want, '#'); k >= 0 {
-						want = want[:k]
-					}
-					if want[0] != '/' {
-						want = "/" + want
-					}
-				}
-				if got := requestPath(u); got != want {
+				if got, want := requestPath(u), plainRequestPath(u); got != want {
 					t.Errorf("requestPath(%q) = %q; want %q", u, got, want)
 				}
 			}
