@@ -45,8 +45,9 @@ type groupIndex struct {
 	grams gramList
 }
 
-// gramList lists wildcard rules by key: a rule's bucket times 1<<14, plus the code of the rarer of its two bigrams
-// (wildRule.grams&0xffff; 0 for a rule without bigrams). The rules of
+// gramList lists wildcard rules by key: a rule's bucket times 1<<14, plus
+// the code of the rarer of its two bigrams (wildRule.grams&0xffff; 0 for a
+// rule without bigrams). The rules of
 // keys[i] are wild[at[i0]], … wild[at[ends[i]-1]], where i0 is ends[i-1]
 // (0 for i = 0), in precedence order. A bucket's keys are one run of keys,
 // which is ascending.

@@ -606,7 +606,7 @@ func (s *gramSet) holds(code uint32) bool {
 // each in precedence order; b keeps the best of their matches.
 func (p *Policy) scanGramSet(s *gramSet, ix *groupIndex, bucket int, lo, hi int32, path string, lack uint64, b *best) {
 	if ix.grams.keys == nil {
-		p.tryGrams(s, ix, ix.grams.at, lo, hi, path, lack, b)
+		p.tryGrams(s, ix, nil, lo, hi, path, lack, b) // every rule of the range
 		return
 	}
 	g := &ix.grams
