@@ -79,31 +79,6 @@ func (f *flakyRobots) gaps() []time.Duration {
 	return gs
 }
 
-// holdClock is a hand-moved clock for held requests: a sleep moves it
-// forward to the moment asked for (never back) and returns at once, so a
-// backoff of minutes costs the test nothing, and requests held together
-// that sleep to the same attempt move it once, not once each.
-type holdClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *holdClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *holdClock) sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(max(d, 0))
-	return nil
-}
-
 func (f *flakyRobots) firstGood() time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -120,7 +95,7 @@ func holdCrawl(t *testing.T, s *accSite, async bool, pages []string, opts ...Opt
 
 // holdCrawlClock is holdCrawl with the Extension on clk when it is not
 // nil: its clock, and the sleeps of held requests, are clk's.
-func holdCrawlClock(t *testing.T, s *accSite, async bool, pages []string, clk *holdClock, opts ...Option) (*Extension, map[string][]Verdict) {
+func holdCrawlClock(t *testing.T, s *accSite, async bool, pages []string, clk *stepClock, opts ...Option) (*Extension, map[string][]Verdict) {
 	t.Helper()
 	c, client := accCollector(t, "AcmeBot/2.1")
 	c.Async = async
@@ -163,7 +138,7 @@ func TestDeferUnreachableRecovers(t *testing.T) {
 	failures := []struct {
 		name     string
 		robots   func() *flakyRobots
-		clock    bool            // on a holdClock: the backoff is minutes
+		clock    bool            // on a stepClock: the backoff is minutes
 		deferMax time.Duration   // by the Extension's clock
 		wantGaps []time.Duration // between robots.txt requests, at least (less slack)
 	}{
@@ -182,9 +157,9 @@ func TestDeferUnreachableRecovers(t *testing.T) {
 					t.Parallel()
 					robots := fl.robots()
 					robots.fails, robots.body = 2, "User-agent: *\nDisallow: /private/\n"
-					var clk *holdClock
+					var clk *stepClock
 					if fl.clock {
-						clk = &holdClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+						clk = &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 						robots.clock = clk.now
 					}
 					s := newAccSite(t, robots.ServeHTTP)

@@ -32,7 +32,7 @@ func TestHookAllocsWithTimings(t *testing.T) {
 		{"paced host", "http://paced.test/dir/", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := &retryClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
 			e := Apply(c, WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now))
 			e.pacer.sleep = clk.sleep

@@ -18,26 +18,27 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// retryClock is a pacer clock that never sleeps: sleep moves it forward by
-// the time asked, so an 11 s Crawl-delay costs the test nothing.
-type retryClock struct {
+// stepClock is a pacer clock that never sleeps: sleep moves it forward by
+// the time asked (never back) and returns at once, so an 11 s Crawl-delay
+// or a backoff of minutes costs the test nothing.
+type stepClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *retryClock) now() time.Time {
+func (c *stepClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *retryClock) sleep(ctx context.Context, d time.Duration) error {
+func (c *stepClock) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+	c.t = c.t.Add(max(d, 0))
 	return nil
 }
 
@@ -49,7 +50,7 @@ func (c *retryClock) sleep(ctx context.Context, d time.Duration) error {
 // by the pacer's clock, when each request to paced.test arrived.
 type retrySite struct {
 	srv *httptest.Server
-	clk *retryClock
+	clk *stepClock
 
 	mu     sync.Mutex
 	hits   map[string]int // "host/path" → requests
@@ -60,7 +61,7 @@ type retrySite struct {
 
 func newRetrySite(t *testing.T) *retrySite {
 	t.Helper()
-	s := &retrySite{clk: &retryClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, hits: map[string]int{}}
+	s := &retrySite{clk: &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, hits: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Host + r.URL.Path
 		body, _ := io.ReadAll(r.Body)
