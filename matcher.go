@@ -449,6 +449,13 @@ func loadLE(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// loadAt reads the eight octets of s from i little-endian. It is
+// loadLE(s[i:]) with a slice of length 8, which the compiler builds without
+// guarding against an empty slice: a loop over words saves that arithmetic.
+func loadAt(s string, i int) uint64 {
+	return loadLE(s[i : i+8])
+}
+
 // bestWild tries the wildcard rules of ix in precedence order and stops at
 // the first match or as soon as no remaining rule could beat b. It reads
 // the dense mask array and loads a rule only when the path holds every

@@ -281,20 +281,37 @@ func httpSchemeLen(s string) int {
 
 // authorityEnd returns the index of the first '/', '?', ';' or '#' of s
 // from i, which ends the authority that starts there, or len(s). It looks
-// at eight octets at a time.
+// at eight octets at a time, with one test for all four: with bits 0x1C
+// set, each of them reads 0x3F, as do only the apostrophe, '+', '3' and
+// '7', which a look at the octet found tells apart (the search then goes on
+// after it).
 func authorityEnd(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
-		x := loadLE(s[i:])
-		if m := byteMask(x, '/') | byteMask(x, '?') | byteMask(x, ';') | byteMask(x, '#'); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+	const fold = ones * 0x1C
+	for i+8 <= len(s) {
+		m := byteMask(loadAt(s, i)|fold, 0x3F)
+		if m == 0 {
+			i += 8
+			continue
 		}
+		// The lowest octet flagged is one of the eight.
+		k := i + bits.TrailingZeros64(m)>>3
+		if endsAuthority(s[k]) {
+			return k
+		}
+		i = k + 1
 	}
 	for ; i < len(s); i++ {
-		if c := s[i]; c == '/' || c == '?' || c == ';' || c == '#' {
+		if endsAuthority(s[i]) {
 			return i
 		}
 	}
 	return len(s)
+}
+
+// endsAuthority reports whether c ends a URL's authority: '/', '?', ';' or
+// '#'.
+func endsAuthority(c byte) bool {
+	return c == '/' || c == '?' || c == ';' || c == '#'
 }
 
 // pathStart is the general form of pathSpan's search, for URLs that are
