@@ -235,26 +235,36 @@ func pathSpan(rawURL string) (path string, ready bool) {
 		}
 		return rest, high < 0x80 && rest[0] == '/'
 	}
-	// Eight octets at a time; the last word may overlap the one before,
-	// which is harmless: those octets hold no '#'.
-	var all uint64
+	// Eight octets at a time, with one test for both: the last word may
+	// overlap the one before, which is harmless, those octets being
+	// neither.
 	for i := 0; ; i += 8 {
 		i = min(i, len(rest)-8)
-		x := loadLE(rest[i:])
-		if m := byteMask(x, '#'); m != 0 {
+		if m := hashOrHigh(loadAt(rest, i)); m != 0 {
 			k := i + bits.TrailingZeros64(m)>>3
-			rest = rest[:k]
-			for _, c := range []byte(rest[i:]) {
-				all |= uint64(c)
+			if rest[k] == '#' {
+				return rest[:k], rest[0] == '/'
 			}
-			break
+			// An octet to escape, which is rare: the fragment, if
+			// any, is cut the plain way.
+			if h := strings.IndexByte(rest[k:], '#'); h >= 0 {
+				rest = rest[:k+h]
+			}
+			return rest, false
 		}
-		all |= x
 		if i+8 == len(rest) {
-			break
+			return rest, rest[0] == '/'
 		}
 	}
-	return rest, all&highs == 0 && rest[0] == '/'
+}
+
+// hashOrHigh flags, with its high bit, the lowest octet of x that is '#'
+// or outside US-ASCII; as with byteMask, octets above it may be flagged
+// wrongly. After the XOR only a '#' is 0, which borrows, and an octet
+// outside US-ASCII keeps its high bit, so the lowest flag is exact.
+func hashOrHigh(x uint64) uint64 {
+	y := x ^ (ones * '#')
+	return (y - ones | x) & highs
 }
 
 // httpSchemeLen returns the length of the "http://" or "https://" (in any
