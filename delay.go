@@ -40,7 +40,8 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // the fleet's pace is kept there, by the backend's clock: the OnRequest
 // hook asks it for a start and waits, outside Colly's parallelism slots,
 // until one is granted; the gate confirms the start right before the wire
-// (fleetpace.go). A Backend with Reserve only books the fleet's slot at
+// and, with a Holder, holds the host fleet-wide until the response headers
+// come, so that the next start anywhere counts from them (fleetpace.go). A Backend with Reserve only books the fleet's slot at
 // the gate, once this process's own hold is satisfied, which holds one of
 // Colly's parallelism slots while it waits. When the backend fails, the
 // pacer paces locally from this worker's own latest start with the delay
@@ -68,6 +69,7 @@ type pacer struct {
 	logger  *slog.Logger    // receives one warning per clamped host; never nil
 	backend backend.Backend // books slots fleet-wide; nil: locally
 	starter backend.Starter // backend as a Starter, nil when it is not one (fleetpace.go)
+	holder  backend.Holder  // backend as a Holder, nil when it is not one (fleetpace.go)
 	onErr   func(error)     // told of each failed backend call; may be nil
 	// backendUp reports whether the backend may be tried now (nil:
 	// always); while it says no, slots are booked locally.
@@ -98,6 +100,7 @@ type pacer struct {
 	reqs    map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	grants  map[any]grant        // request token → its Starter grant (fleetpace.go)
+	flights map[any]flight       // request token → the Holder hold it has (fleetpace.go)
 	doomed  int                  // entries with forgotten set
 	sweptAt time.Time            // when loaded last looked for doomed entries
 }
@@ -161,6 +164,8 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		reqs:   make(map[any]*url.URL),
 		byURL:  make(map[*url.URL]any),
 		grants: make(map[any]grant),
+
+		flights: make(map[any]flight),
 
 		tokPrefix: newTokenPrefix(),
 	}

@@ -95,6 +95,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.observe = e.stats.paceWaits.observe
 	if s, ok := cfg.backend.(backend.Starter); ok && s != nil {
 		e.pacer.starter = s
+		if h, ok := s.(backend.Holder); ok {
+			e.pacer.holder = h
+		}
 	}
 	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
 		e.purging = true

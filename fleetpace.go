@@ -6,6 +6,10 @@ package robotsext
 // the answer is "not yet"; right before the wire the gate asks once more
 // with the same token, which confirms the start at the moment it really
 // happens (a worker that became late pushes the fleet's next start back).
+// With a Holder the gate's call also holds the host for the fleet until
+// the request's response headers (or its error) come and the hold is
+// released: the next start anywhere counts from then, which the server
+// saw after the request, however late this worker ran before the wire.
 // It also holds the rules that keep the fleet polite when the Backend
 // misbehaves: every wait it returns is checked against the delay, stored
 // state it had to repair is counted and logged, a failed call is answered
@@ -43,10 +47,24 @@ const grantsSweepAt = 1024
 // failed or returned a wait that cannot be right.
 var errFallback = errors.New("robotsext: pace locally")
 
+// wireHold is how long a request's fleet-wide hold (Holder.Hold) lasts
+// when its release never comes (its worker died, or the backend was away
+// when it ended): the host waits for it that long at most. Every worker
+// passes the same hold, which lets a Backend tell a broken one.
+const wireHold = 5 * time.Second
+
 // grant is a start the Backend granted to a request in the OnRequest hook,
 // confirmed at the gate with the same token.
 type grant struct {
 	token string
+	at    time.Time
+}
+
+// flight is a request's fleet-wide hold of a host (Holder.Hold), released
+// when the request ends.
+type flight struct {
+	key   string // the host's key
+	token string // the Backend token it holds under
 	at    time.Time
 }
 
@@ -113,7 +131,8 @@ func (pc *pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 
 // confirm asks the Backend, at the gate, to start request tok on host now,
 // with the token of its grant when it has one; it waits (holding the
-// host, at most about a delay) while the Backend says "not yet". When the
+// host, at most about a delay) while the Backend says "not yet". With a
+// Holder the start also holds the host for the fleet until land. When the
 // Backend fails it waits instead until delay × fleet size after prev, this
 // worker's own latest start before this one. It returns the context's
 // error when ctx ends first.
@@ -123,7 +142,13 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 		btok = pc.newToken()
 	}
 	for {
-		w, err := pc.startShared(ctx, key, btok, delay)
+		var w time.Duration
+		var err error
+		if pc.holder != nil {
+			w, err = pc.holdShared(ctx, key, btok, delay)
+		} else {
+			w, err = pc.startShared(ctx, key, btok, delay)
+		}
 		switch {
 		case errors.Is(err, errFallback):
 			d := prev.Add(delay * time.Duration(pc.fleetSize())).Sub(pc.now())
@@ -134,6 +159,9 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 		case err != nil:
 			return err
 		case w <= 0:
+			if pc.holder != nil {
+				pc.flew(tok, key, btok)
+			}
 			return nil
 		}
 		if err := pc.sleep(ctx, w); err != nil {
@@ -142,14 +170,28 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 	}
 }
 
+// holdShared makes one Holder.Hold call for key and checks its answer as
+// startShared does. The delay counts from the latest release, which comes
+// after the server saw the request released, so it needs no gateMargin.
+func (pc *pacer) holdShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	w, repaired, err := pc.holder.Hold(ctx, key, btok, delay, wireHold)
+	return pc.checkShared(ctx, key, delay, w, repaired, err)
+}
+
 // startShared makes one Starter.Start call for key, spaced by delay plus
 // gateMargin, and checks its answer. It returns errFallback when the call
 // failed (reported through onErr) or its wait is longer than any state
 // the Backend may rightly hold (counted and logged as an anomaly), and the
 // context's error when ctx ended.
 func (pc *pacer) startShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	w, repaired, err := pc.starter.Start(ctx, key, btok, delay+gateMargin(delay))
+	return pc.checkShared(ctx, key, delay, w, repaired, err)
+}
+
+// checkShared checks the answer (w, repaired, err) of a Start or Hold
+// call for key: see startShared.
+func (pc *pacer) checkShared(ctx context.Context, key string, delay, w time.Duration, repaired bool, err error) (time.Duration, error) {
 	spacing := delay + gateMargin(delay)
-	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
@@ -262,6 +304,50 @@ func (pc *pacer) takeGrant(tok any) string {
 	}
 	delete(pc.grants, tok)
 	return g.token
+}
+
+// flew records that request tok holds host key for the fleet under btok.
+func (pc *pacer) flew(tok any, key, btok string) {
+	now := pc.now()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if len(pc.flights) >= grantsSweepAt {
+		for k, f := range pc.flights {
+			if now.Sub(f.at) > maxHold {
+				delete(pc.flights, k)
+			}
+		}
+	}
+	pc.flights[tok] = flight{key: key, token: btok, at: now}
+}
+
+// land releases the fleet-wide hold request tok has, if any: its answer
+// (response headers or an error) came. A failed release is reported
+// through onErr; the hold then expires by itself (wireHold). The release
+// is made even when ctx has ended, bounded by the Backend's own timeout.
+func (pc *pacer) land(ctx context.Context, tok any) {
+	if pc.holder == nil {
+		return
+	}
+	pc.mu.Lock()
+	f, ok := pc.flights[tok]
+	if ok {
+		delete(pc.flights, tok)
+	}
+	pc.mu.Unlock()
+	if !ok {
+		return
+	}
+	if err := pc.holder.Release(context.WithoutCancel(ctx), f.key, f.token); err != nil && pc.onErr != nil {
+		pc.onErr(err)
+	}
+}
+
+// ended records that request tok ended: its local hold is released
+// (doneToken), then its fleet-wide one (land).
+func (pc *pacer) ended(ctx context.Context, tok any) {
+	pc.doneToken(tok)
+	pc.land(ctx, tok)
 }
 
 // newToken returns a token no other request of the fleet uses: this

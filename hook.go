@@ -114,7 +114,8 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its hold is released and the delay counts from now.
+// answered, so its hold (and its fleet-wide hold, with a Holder) is
+// released and the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
 		return
@@ -122,7 +123,7 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if o, err := originOf(resp.Request.URL); err == nil {
 		e.pacer.done(o.host)
 	}
-	e.pacer.doneToken(resp.Request)
+	e.pacer.ended(e.context(), resp.Request)
 }
 
 // decidePath decides the request URL u from en. A path without a query is

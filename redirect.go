@@ -179,6 +179,8 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 		return nil
 	}
 	ctx := req.Context()
+	// The redirect answered the previous hop: its fleet-wide hold ends.
+	e.pacer.land(ctx, e.pacer.tokenOf(via[0].URL))
 	w := e.pacer.hopWait(o.host)
 	if w <= 0 {
 		return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
@@ -216,7 +218,7 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 		return
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
-		e.pacer.doneToken(resp.Request)
+		e.pacer.ended(e.context(), resp.Request)
 	}
 	var d *DeferredRedirectError
 	if !errors.As(err, &d) {

@@ -40,10 +40,11 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 //
 // The Extension keeps its own bounded near-cache of parsed records, so a
 // cached origin costs no Backend call and a request to a host with a
-// Crawl-delay costs two Starter.Start calls (one Reserve with a Backend
-// that is not a Starter). When a Backend call fails, the Extension falls
-// back to fetching and pacing locally (see robotsext.WithBackend); a Backend should
-// therefore fail fast rather than block.
+// Crawl-delay costs three calls with a Holder (Start, Hold and Release),
+// two Starter.Start calls with a Starter, and one Reserve otherwise. When
+// a Backend call fails, the Extension falls back to fetching and pacing
+// locally (see robotsext.WithBackend); a Backend should therefore fail
+// fast rather than block.
 //
 // Implementations must be safe for concurrent use. Records are values: a
 // Backend must not modify a Record passed to Store, and callers must not
@@ -113,6 +114,51 @@ type Lease struct {
 type Starter interface {
 	// Start asks to start a request to host now; see the type's doc.
 	Start(ctx context.Context, host, token string, delay time.Duration) (wait time.Duration, repaired bool, err error)
+}
+
+// Holder is implemented by Starters that also know which request of the
+// fleet is on the wire to each host, so that the next start is timed from
+// the moment that request was answered rather than from the moment it was
+// let go. The Extension prefers it to Start's confirmation: right before
+// a request goes on the wire it calls Hold (with the token of its grant,
+// when Start granted one), and once the request's response headers or
+// its error came, Release. The answer comes after the server saw the
+// request, so a start timed delay after it reaches the server at least
+// delay after its predecessor, however late the worker that sent the
+// predecessor ran between its Hold and the wire (CPU starvation, a GC or
+// a VM pause), which no check on start times alone can promise.
+//
+// A Holder keeps, per host, besides Start's latest start and its token,
+// the request that holds the host (a token and when its hold expires) and
+// when the latest hold was released. Hold, timed by the backend's clock:
+//
+//   - grants (wait 0) when delay is 0 or no start is known; otherwise
+//     when no other token's hold is in force, at least delay has passed
+//     since the latest release, and, unless token holds the latest start
+//     (its own grant from Start), at least delay since the latest start.
+//     A grant records (now, token) as the latest start and token's hold
+//     until now+hold;
+//   - while another token's hold is in force, grants nothing and returns
+//     a short wait (at most delay) after which the caller asks again;
+//   - otherwise grants nothing and returns the wait until the later of
+//     the two times above, which is at most delay.
+//
+// Release ends token's hold at the backend's now; it changes nothing, and
+// is no error, when token does not hold host (its hold expired, or was
+// never granted). A hold that is never released (its worker died) stops
+// mattering at its expiry, and even then the next start comes no sooner
+// than delay after the start it held. Every caller passes the same hold,
+// so a hold expiring more than hold (and a second) past the backend's
+// clock cannot be right: it is dropped, and repaired is true. A release in
+// the future is repaired like a broken latest start.
+type Holder interface {
+	Starter
+	// Hold asks to put a request to host on the wire now, holding host
+	// for it until Release or for hold; see the type's doc.
+	Hold(ctx context.Context, host, token string, delay, hold time.Duration) (wait time.Duration, repaired bool, err error)
+	// Release records that the request holding host under token has
+	// its answer.
+	Release(ctx context.Context, host, token string) error
 }
 
 // LeaseRenewer is implemented by Backends whose leases can be extended

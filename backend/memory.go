@@ -18,8 +18,8 @@ import (
 //
 // Expired records, leases and paces are dropped as the backend is used, so
 // its memory follows the origins of the last MaxStale at most (and the
-// last memoryPurgeLog purges). It implements Starter, LeaseRenewer and
-// Forgetter besides Backend. The zero value is ready to use and safe for
+// last memoryPurgeLog purges). It implements Starter, Holder, LeaseRenewer
+// and Forgetter besides Backend. The zero value is ready to use and safe for
 // concurrent use.
 type Memory struct {
 	// Now is the backend's clock; nil means time.Now. Set it before the
@@ -38,6 +38,7 @@ type Memory struct {
 var (
 	_ Backend      = (*Memory)(nil)
 	_ Starter      = (*Memory)(nil)
+	_ Holder       = (*Memory)(nil)
 	_ LeaseRenewer = (*Memory)(nil)
 	_ Forgetter    = (*Memory)(nil)
 )
@@ -48,15 +49,32 @@ type memoryLease struct {
 }
 
 type memoryPace struct {
-	latest time.Time     // the latest start booked or granted
-	token  string        // who was granted latest (Start); "" after Reserve
-	delay  time.Duration // the latest positive delay booked
+	latest   time.Time     // the latest start booked or granted
+	token    string        // who was granted latest (Start, Hold); "" after Reserve
+	delay    time.Duration // the latest positive delay booked
+	heldBy   string        // the token holding the host (Hold); "" when none
+	heldTill time.Time     // when heldBy's hold expires
+	released time.Time     // when the latest hold was released
 }
 
 // until is when p may be forgotten: a request after it starts at once.
 // A start recorded with no delay (the robots.txt request) is kept for
 // MinPaceKeep, so that the host's first page still waits for it.
-func (p memoryPace) until() time.Time { return p.latest.Add(max(p.delay, MinPaceKeep)) }
+func (p memoryPace) until() time.Time {
+	t := p.latest.Add(max(p.delay, MinPaceKeep))
+	if r := p.released.Add(p.delay); r.After(t) {
+		t = r
+	}
+	if p.heldBy != "" && p.heldTill.After(t) {
+		t = p.heldTill
+	}
+	return t
+}
+
+// held reports whether a token other than token holds p at now.
+func (p memoryPace) held(token string, now time.Time) bool {
+	return p.heldBy != "" && p.heldBy != token && now.Before(p.heldTill)
+}
 
 const (
 	// memorySweepEvery is how many calls pass between sweeps of expired
@@ -220,6 +238,79 @@ func (m *Memory) Start(ctx context.Context, host, token string, delay time.Durat
 		delete(m.paces, host)
 	}
 	return 0, repaired, nil
+}
+
+// Hold implements Holder.
+func (m *Memory) Hold(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, false, err
+	}
+	delay, hold = max(delay, 0), max(hold, 0)
+	now := m.lock()
+	defer m.mu.Unlock()
+	p, known := m.paces[host]
+	repaired := known && (p.latest.After(now.Add(futureSlack)) || p.released.After(now.Add(futureSlack)))
+	if repaired {
+		p, known = memoryPace{}, false
+	}
+	if p.heldBy != "" && p.heldTill.After(now.Add(hold+futureSlack)) {
+		p.heldBy, p.heldTill, repaired = "", time.Time{}, true
+	}
+	if known && delay > 0 {
+		if p.held(token, now) {
+			return max(p.latest.Add(delay).Sub(now), holdPoll(delay)), repaired, nil
+		}
+		ready := p.released.Add(delay)
+		if p.token != token {
+			ready = later(ready, p.latest.Add(delay))
+		}
+		if wait := ready.Sub(now); wait > 0 {
+			return wait, repaired, nil
+		}
+	}
+	p.latest, p.token = now, token
+	if delay > 0 {
+		p.delay = delay
+		p.heldBy, p.heldTill = token, now.Add(hold)
+	}
+	if p.until().After(now) {
+		m.paces[host] = p
+	} else {
+		delete(m.paces, host)
+	}
+	return 0, repaired, nil
+}
+
+// Release implements Holder.
+func (m *Memory) Release(ctx context.Context, host, token string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := m.lock()
+	defer m.mu.Unlock()
+	p, ok := m.paces[host]
+	if !ok || token == "" || p.heldBy != token {
+		return nil
+	}
+	p.heldBy, p.heldTill = "", time.Time{}
+	p.released = later(p.released, now)
+	m.paces[host] = p
+	return nil
+}
+
+// holdPoll is how long a Hold waits before asking again while another
+// request holds the host: half the delay, so that a release is seen
+// before the delay after it has passed.
+func holdPoll(delay time.Duration) time.Duration {
+	return max(delay/2, time.Millisecond)
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // Renew implements LeaseRenewer.

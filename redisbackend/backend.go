@@ -43,8 +43,9 @@ const paceMargin = time.Second
 // worker process of a crawl. Make one with New and give it to each
 // Extension with robotsext.WithBackend; it is safe for concurrent use.
 //
-// Besides backend.Backend it implements backend.Starter (each request's
-// start paced at the server), backend.LeaseRenewer (short leases renewed
+// Besides backend.Backend it implements backend.Starter and
+// backend.Holder (each request's start paced at the server, and timed from
+// its predecessor's answer), backend.LeaseRenewer (short leases renewed
 // while the fetch runs), backend.Forgetter (the fleet-wide purge) and
 // backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
 // checking the lease, writing the record and releasing the lease; Forget
@@ -74,6 +75,7 @@ type Backend struct {
 var (
 	_ backend.Backend      = (*Backend)(nil)
 	_ backend.Starter      = (*Backend)(nil)
+	_ backend.Holder       = (*Backend)(nil)
 	_ backend.LeaseRenewer = (*Backend)(nil)
 	_ backend.Forgetter    = (*Backend)(nil)
 	_ backend.FleetSizer   = (*Backend)(nil)

@@ -284,9 +284,74 @@ func TestMultiProcessLeaseHolderKilled(t *testing.T) {
 		t.Errorf("the successor fetched robots.txt %v after the holder; want between the short lease (%v) minus 1 s and %v",
 			got, lease, oldLease/2)
 	}
-	t.Logf("holder killed %v after its robots.txt request; the successor's came %v after it",
-		killedAt.Sub(robots[0]).Round(time.Millisecond), robots[1].Sub(robots[0]).Round(time.Millisecond))
+	// Each survivor's Redis calls over the run (about 6 s): heartbeats
+	// every 200 ms (about 30), three per paced page (9) and its polls of
+	// the dead holder's lease, which back off. Polling every few
+	// milliseconds, as waiting workers did before (1,506 calls in the
+	// issue's run against 729 without the kill), passes 120 easily.
+	const maxCalls = 120
+	var calls []uint64
+	for _, r := range reps {
+		calls = append(calls, r.Calls)
+		if r.Calls > maxCalls {
+			t.Errorf("worker %s made %d Redis calls; want at most %d: waiting on the lease should poll with backoff", r.ID, r.Calls, maxCalls)
+		}
+	}
+	t.Logf("holder killed %v after its robots.txt request; the successor's came %v after it; Redis calls of the 3 survivors: %v",
+		killedAt.Sub(robots[0]).Round(time.Millisecond), robots[1].Sub(robots[0]).Round(time.Millisecond), calls)
 	checkPolite(t, []*site{s}, 2)
+}
+
+// TestMultiProcessWireHolderKilled: a worker is killed (SIGKILL) while
+// its page request to a paced site hangs, so the fleet-wide hold it took
+// at the gate (backend.Holder) is never released. The other workers wait
+// for it no longer than the hold (robotsext's 5 s), then crawl on at the
+// site's pace: every page is fetched and no gap is below the delay.
+func TestMultiProcessWireHolderKilled(t *testing.T) {
+	const pages = 4
+	const hold = 5 * time.Second // robotsext's wireHold
+	srv := startRedisServer(t)
+	s := newSite(t, testDelay, false)
+	s.stallOn("/victim/page1")
+	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages}
+
+	victim := startWorker(t, cfg, "victim", 0)
+	var ws []*worker
+	for _, id := range []string{"w1", "w2"} {
+		ws = append(ws, startWorker(t, cfg, id, 0))
+	}
+	select {
+	case <-s.pageStalled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the victim never sent the page that hangs")
+	}
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	var reps []workerReport
+	for _, w := range ws {
+		reps = append(reps, w.wait(t))
+	}
+	checkReports(t, reps, pages)
+
+	as := s.snapshot()
+	at := -1
+	for i, a := range as {
+		if a.path == "/victim/page1" {
+			at = i
+		}
+	}
+	if at < 0 || at == len(as)-1 {
+		t.Fatalf("no request arrived after the hanging one (%d arrivals); the test proves nothing", len(as))
+	}
+	// The next start waited for the dead hold to expire: about the hold
+	// after the hanging request, within the delay and a second.
+	gap := as[at+1].at.Sub(as[at].at)
+	if gap < hold-time.Second || gap > hold+testDelay+time.Second {
+		t.Errorf("the request after the hanging one came %v after it; want about the hold (%v)", gap, hold)
+	}
+	t.Logf("victim killed while its request hung; the next request came %v after it", gap.Round(time.Millisecond))
+	checkPolite(t, []*site{s}, 1)
 }
 
 // itoa is strconv.Itoa, short.

@@ -60,9 +60,10 @@ func robotsSite(t testing.TB, body string) *httptest.Server {
 
 // TestRoundTrips: once an origin's robots.txt is cached, a request to a
 // host without a Crawl-delay costs no Redis round trip, and one to a host
-// with a Crawl-delay costs exactly two (Start when the request is queued,
-// and Start again with its token right before the wire). The delay is a
-// microsecond, so that no Start is told to wait and asked again.
+// with a Crawl-delay costs exactly three (Start when the request is
+// queued, Hold with its token right before the wire, Release when its
+// response headers came). The delay is a microsecond, so that no call is
+// told to wait and asked again.
 func TestRoundTrips(t *testing.T) {
 	srv := startRedisServer(t)
 	c := newClient(t, "unix", srv.Sock)
@@ -83,7 +84,7 @@ func TestRoundTrips(t *testing.T) {
 		want   int64
 	}{
 		{"no Crawl-delay", "User-agent: *\nDisallow: /private/\n", 0},
-		{"Crawl-delay", "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.000001\n", 2},
+		{"Crawl-delay", "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.000001\n", 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,8 +113,8 @@ func TestRoundTrips(t *testing.T) {
 }
 
 // BenchmarkHookRoundTrip: the time a paced request spends on its Redis
-// round trip in the OnRequest hook, over loopback TCP, measured as the
-// Start calls the hook makes (timed by a hook on the client: the rest of
+// round trips, over loopback TCP, measured as the Start, Hold and Release
+// calls its hooks make (timed by a hook on the client: the rest of
 // a Colly request, HTTP included, is not the backend's cost).
 func BenchmarkHookRoundTrip(b *testing.B) {
 	srv := startRedisServerTCP(b)

@@ -67,8 +67,9 @@ return 1
 //	ARGV[3] how long a start is kept at least, in µs
 //	(backend.MinPaceKeep)
 //
-// The pace key holds "latest delay" or, written by startScript, "latest
-// delay token": the latest start and the latest positive delay, in µs
+// The pace key holds "latest delay" or, written by the other pace scripts,
+// those two and more (see pacePrelude): the latest start and the latest
+// positive delay, in µs
 // (exact in Lua's doubles until the year 2255). A delay > 0 books
 // max(now, latest+delay); a delay of 0 books max(now, latest) and keeps
 // the stored delay. A value that does not parse, or a key of another
@@ -104,54 +105,84 @@ redis.call('SET', KEYS[1], string.format('%.0f %.0f', start, kept), 'PX', string
 return start - now
 `)
 
-// startScript answers backend.Starter.Start for one host, by Redis's
-// clock (TIME), in one atomic step.
+// pacePrelude opens the scripts that read and write a host's pace key
+// (startScript, holdScript, releaseScript): it reads Redis's clock and the
+// key, and defines save, which writes the key back with its expiry.
 //
 //	KEYS[1] pace key; ARGV[1] token, ARGV[2] delay in µs (≥ 0),
-//	ARGV[3] how far in the future a latest start may lie before it is
-//	treated as broken, in µs, ARGV[4] how long a start is kept at least,
-//	in µs (backend.MinPaceKeep), ARGV[5] margin in µs
+//	ARGV[3] how far in the future a time may lie before it is treated as
+//	broken, in µs, ARGV[4] how long a start is kept at least, in µs
+//	(backend.MinPaceKeep), ARGV[5] margin in µs
 //
-// The pace key holds "latest delay token": the latest start granted (µs),
-// the latest positive delay (µs) and the token it was granted to (the
-// rest of the value; "" after a Reserve, which writes "latest delay").
-// With no start known, at least the delay past the latest, a delay of 0,
-// or the holder's own token, the script grants: it writes "now delay
-// token" and returns {0, repaired}. Otherwise it returns {wait, 0}, the
-// µs until latest + delay. A value that does not parse, a key of another
-// type, or a latest start more than ARGV[3] ahead of now is replaced as
-// if no start were known, and repaired is 1. The key expires once its
-// start is older than the longer of its delay and ARGV[4], plus the
-// margin.
-var startScript = redis.NewScript(`
+// The pace key holds "latest kept released heldTill n heldBy owner": the
+// latest start granted, the latest positive delay, when the latest hold
+// was released and when the current hold expires (µs); the length n of
+// heldBy, the token holding the host (empty when none), a space, and the
+// token the latest start was granted to, the rest of the value (tokens may
+// hold spaces; owner is empty after a Reserve, which writes "latest
+// kept"). Values written by earlier versions, "latest kept owner", read
+// as holding nothing. A value
+// that does not parse, a key of another type, or a start or release more
+// than ARGV[3] ahead of now reads as no pace at all (latest is nil) and
+// sets repaired. The key expires once nothing in it matters: the latest
+// start plus the longer of its delay and ARGV[4], the latest release plus
+// the delay, and the hold's expiry, whichever is latest, plus the margin.
+const pacePrelude = `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local token = ARGV[1]
 local delay = tonumber(ARGV[2])
-local latest, kept, holder
+local slack = tonumber(ARGV[3])
+local latest, kept, released, heldTill, heldBy, owner
 local repaired = 0
 local v = redis.pcall('GET', KEYS[1])
 if type(v) == 'string' then
-  local a, b, rest = string.match(v, '^(%d+) (%d+)(.*)$')
-  latest, kept = tonumber(a), tonumber(b)
-  if latest == nil or kept == nil then
-    repaired = 1
-  elseif latest > now + tonumber(ARGV[3]) then
-    latest, repaired = nil, 1
-  elseif rest == '' then
-    holder = ''
-  elseif string.sub(rest, 1, 1) == ' ' then
-    holder = string.sub(rest, 2)
+  local a, b, c, d, n, rest = string.match(v, '^(%d+) (%d+) (%d+) (%d+) (%d+) (.*)$')
+  if a ~= nil then
+    n = tonumber(n)
+    if string.sub(rest, n + 1, n + 1) == ' ' then
+      heldBy, owner = string.sub(rest, 1, n), string.sub(rest, n + 2)
+    end
   else
+    a, b, rest = string.match(v, '^(%d+) (%d+)(.*)$')
+    c, d, heldBy = '0', '0', ''
+    if rest == '' then
+      owner = ''
+    elseif rest ~= nil and string.sub(rest, 1, 1) == ' ' then
+      owner = string.sub(rest, 2)
+    end
+  end
+  latest, kept, released, heldTill = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+  if latest == nil or kept == nil or released == nil or heldTill == nil or heldBy == nil or owner == nil
+      or latest > now + slack or released > now + slack then
     latest, repaired = nil, 1
   end
 elseif v then
   repaired = 1
 end
 if latest == nil then
-  kept = 0
-elseif delay > 0 and (token == '' or holder ~= token) then
+  kept, released, heldTill, heldBy, owner = 0, 0, 0, '', ''
+end
+local function save()
+  local life = math.max(latest + math.max(kept, tonumber(ARGV[4])), released + kept)
+  if heldBy ~= '' then
+    life = math.max(life, heldTill)
+  end
+  local ttl = math.ceil((life - now + tonumber(ARGV[5])) / 1000)
+  redis.call('SET', KEYS[1], string.format('%.0f %.0f %.0f %.0f %d ', latest, kept, released, heldTill, #heldBy) .. heldBy .. ' ' .. owner,
+    'PX', string.format('%.0f', ttl))
+end
+`
+
+// startScript answers backend.Starter.Start for one host, by Redis's
+// clock (TIME), in one atomic step; its keys and arguments are
+// pacePrelude's. With no start known, at least the delay past the latest,
+// a delay of 0, or the owner's own token, it grants: it records now as
+// the latest start, owned by the token, and returns {0, repaired}.
+// Otherwise it returns {wait, repaired}, the µs until latest + delay.
+var startScript = redis.NewScript(pacePrelude + `
+if latest ~= nil and delay > 0 and (token == '' or owner ~= token) then
   local wait = latest + delay - now
   if wait > 0 then
     return {wait, repaired}
@@ -160,9 +191,61 @@ end
 if delay > 0 then
   kept = delay
 end
-local ttl = math.ceil((math.max(kept, tonumber(ARGV[4])) + tonumber(ARGV[5])) / 1000)
-redis.call('SET', KEYS[1], string.format('%.0f %.0f ', now, kept) .. token, 'PX', string.format('%.0f', ttl))
+latest, owner = now, token
+save()
 return {0, repaired}
+`)
+
+// holdScript answers backend.Holder.Hold for one host in one atomic step.
+// Its keys and arguments are pacePrelude's, and ARGV[6] is the hold in µs. A hold expiring more than ARGV[6] + ARGV[3] ahead of now
+// is broken: it is dropped and repaired is 1. While another token's hold
+// is in force it returns {wait, repaired} with the longer of the time
+// until latest + delay and half the delay (at least a millisecond): the
+// holder's release is seen before the delay after it passes. Otherwise it
+// waits until the latest release + delay and, when the token does not own
+// the latest start, latest + delay; once both have passed (or no start is
+// known, or the delay is 0) it grants: now becomes the latest start,
+// owned and held by the token until now + ARGV[6].
+var holdScript = redis.NewScript(pacePrelude + `
+local hold = tonumber(ARGV[6])
+if heldBy ~= '' and heldTill > now + hold + slack then
+  heldBy, heldTill, repaired = '', 0, 1
+end
+if latest ~= nil and delay > 0 then
+  if heldBy ~= '' and heldBy ~= token and heldTill > now then
+    return {math.max(latest + delay - now, math.floor(delay / 2), 1000), repaired}
+  end
+  local ready = released + delay
+  if owner ~= token then
+    ready = math.max(ready, latest + delay)
+  end
+  if ready > now then
+    return {ready - now, repaired}
+  end
+end
+if delay > 0 then
+  kept = delay
+  if token ~= '' then
+    heldBy, heldTill = token, now + hold
+  end
+end
+latest, owner = now, token
+save()
+return {0, repaired}
+`)
+
+// releaseScript answers backend.Holder.Release for one host: when the
+// token holds it, the hold ends and now becomes the latest release. Its
+// keys and arguments are pacePrelude's (the delay is not used). It
+// returns 1 when a hold was released, 0 otherwise.
+var releaseScript = redis.NewScript(pacePrelude + `
+if latest == nil or token == '' or heldBy ~= token then
+  return 0
+end
+heldBy, heldTill = '', 0
+released = math.max(released, now)
+save()
+return 1
 `)
 
 // renewScript extends a fetch lease if the caller still holds it.

@@ -33,16 +33,27 @@ type site struct {
 	stallRobots bool
 	// robotsStalled is closed when the stalled request has arrived.
 	robotsStalled chan struct{}
+	// pageStalled is closed when the request stallOn asked to hang came.
+	pageStalled chan struct{}
 
-	mu       sync.Mutex
-	arrivals []arrival
-	stalled  bool
+	mu        sync.Mutex
+	arrivals  []arrival
+	stalled   bool
+	stallPath string // see stallOn; "" once it hung
+}
+
+// stallOn makes the first request for path hang, like the stalled
+// robots.txt request, until the client goes away.
+func (s *site) stallOn(path string) {
+	s.mu.Lock()
+	s.stallPath = path
+	s.mu.Unlock()
 }
 
 // newSite starts a site for t.
 func newSite(t *testing.T, delay time.Duration, stallRobots bool) *site {
 	t.Helper()
-	s := &site{delay: delay, stallRobots: stallRobots, robotsStalled: make(chan struct{})}
+	s := &site{delay: delay, stallRobots: stallRobots, robotsStalled: make(chan struct{}), pageStalled: make(chan struct{})}
 	s.Server = httptest.NewServer(s)
 	t.Cleanup(s.Close)
 	return s
@@ -56,10 +67,19 @@ func (s *site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if stall {
 		s.stalled = true
 	}
+	stallPage := s.stallPath != "" && r.URL.Path == s.stallPath
+	if stallPage {
+		s.stallPath = ""
+	}
 	s.mu.Unlock()
-	if stall {
+	switch {
+	case stall:
 		close(s.robotsStalled)
 		<-r.Context().Done() // the lease holder is killed meanwhile
+		return
+	case stallPage:
+		close(s.pageStalled)
+		<-r.Context().Done() // the worker is killed meanwhile
 		return
 	}
 	if r.URL.Path == "/robots.txt" {

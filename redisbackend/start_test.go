@@ -121,8 +121,8 @@ func TestStart(t *testing.T) {
 	}
 }
 
-// TestStartKey: the pace key holds "latest delay token" in µs by Redis's
-// clock, the holder's confirmation moves the latest start on, and the
+// TestStartKey: the pace key holds the latest start and delay in µs by
+// Redis's clock and the token it was granted to (see pacePrelude), the holder's confirmation moves the latest start on, and the
 // key lives as long as the longer of its delay and backend.MinPaceKeep,
 // plus the margin.
 func TestStartKey(t *testing.T) {
@@ -134,20 +134,8 @@ func TestStartKey(t *testing.T) {
 
 	read := func(host string) (latest, delay int64, token string) {
 		t.Helper()
-		v, err := c.Get(ctx, b.keys.pace(host)).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := strings.SplitN(v, " ", 3)
-		if len(f) != 3 {
-			t.Fatalf("pace value %q; want three fields", v)
-		}
-		latest, err1 := strconv.ParseInt(f[0], 10, 64)
-		delay, err2 := strconv.ParseInt(f[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("pace value %q does not parse", v)
-		}
-		return latest, delay, f[2]
+		p := readPace(t, c, b.keys.pace(host))
+		return p.latest, p.delay, p.owner
 	}
 
 	before := redisMicros(t, c)
@@ -334,5 +322,67 @@ func TestRenew(t *testing.T) {
 	cancel()
 	if err := b.Renew(cancelled, origin, l, time.Hour); !errors.Is(err, context.Canceled) {
 		t.Errorf("Renew with a cancelled context = %v", err)
+	}
+}
+
+// paceValue is a pace key's value, parsed as pacePrelude writes it.
+type paceValue struct {
+	latest, delay, released, heldTill int64
+	heldBy, owner                     string
+}
+
+// readPace reads and parses the pace key key, failing t when it does not
+// hold "latest kept released heldTill n heldBy owner".
+func readPace(t *testing.T, c *redis.Client, key string) paceValue {
+	t.Helper()
+	v, err := c.Get(t.Context(), key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.SplitN(v, " ", 6)
+	if len(f) != 6 {
+		t.Fatalf("pace value %q; want six fields", v)
+	}
+	var nums [5]int64
+	for i := range nums {
+		if nums[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			t.Fatalf("pace value %q: field %d does not parse", v, i)
+		}
+	}
+	n := int(nums[4])
+	if n >= len(f[5]) || f[5][n] != ' ' {
+		t.Fatalf("pace value %q: the holder's length %d does not fit", v, n)
+	}
+	return paceValue{latest: nums[0], delay: nums[1], released: nums[2], heldTill: nums[3], heldBy: f[5][:n], owner: f[5][n+1:]}
+}
+
+// TestHoldKey: Hold records the holder (a token with spaces, too) and
+// the hold's expiry by Redis's clock; Release clears the holder and
+// records the release; the owner of the latest start is kept through both.
+func TestHoldKey(t *testing.T) {
+	t.Parallel()
+	s := startRedisServer(t)
+	c := newClient(t, "unix", s.Sock)
+	b := New(c, WithHeartbeat(-1))
+	key := b.keys.pace("hold-key.example")
+	const delay, hold = 200 * time.Millisecond, 5 * time.Second
+
+	before := redisMicros(t, c)
+	if w, _, err := b.Hold(t.Context(), "hold-key.example", "w 1/x", delay, hold); err != nil || w != 0 {
+		t.Fatalf("Hold = %v, %v; want granted", w, err)
+	}
+	after := redisMicros(t, c)
+	p := readPace(t, c, key)
+	if p.heldBy != "w 1/x" || p.owner != "w 1/x" || p.latest < before || p.latest > after ||
+		p.heldTill != p.latest+hold.Microseconds() || p.delay != delay.Microseconds() || p.released != 0 {
+		t.Errorf("after Hold: %+v; want held and owned by \"w 1/x\" from a start in [%d, %d] until %v later", p, before, after, hold)
+	}
+	if err := b.Release(t.Context(), "hold-key.example", "w 1/x"); err != nil {
+		t.Fatal(err)
+	}
+	done := redisMicros(t, c)
+	q := readPace(t, c, key)
+	if q.heldBy != "" || q.owner != "w 1/x" || q.released < after || q.released > done || q.latest != p.latest {
+		t.Errorf("after Release: %+v; want no holder, the same owner and start, released in [%d, %d]", q, after, done)
 	}
 }

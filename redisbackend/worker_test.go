@@ -42,6 +42,7 @@ type workerReport struct {
 	BackendErrors uint64
 	FleetSize     int
 	Trips         uint64 // times the Redis Backend's breaker opened
+	Calls         uint64 // Redis calls the Backend made, heartbeats included
 }
 
 // runWorker is a worker process's main; it returns the exit code.
@@ -103,6 +104,7 @@ func runWorker() int {
 	if backend != nil {
 		rep.FleetSize = backend.FleetSize()
 		rep.Trips = backend.Stats().Trips
+		rep.Calls = backend.Stats().Calls
 	}
 	out, _ := json.Marshal(rep)
 	fmt.Printf("report %s\n", out)

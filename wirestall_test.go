@@ -1,0 +1,127 @@
+package robotsext
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
+
+// A worker that stalls between the gate and the wire (CPU starvation, a
+// GC or VM pause) must not make its request arrive onto the next worker's
+// slot: with a backend.Holder the fleet's next start counts from the
+// stalled request's answer, which the server gave after it saw the
+// request. Two Extensions share a backend.Memory; one collector's
+// transport sleeps before every page request, after the gate let it go.
+
+// stallTransport sleeps stall before sending every request but robots.txt.
+type stallTransport struct {
+	next  http.RoundTripper
+	stall time.Duration
+}
+
+func (s stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path != "/robots.txt" {
+		time.Sleep(s.stall)
+	}
+	return s.next.RoundTrip(req)
+}
+
+// starterOnly hides every optional interface of a Memory but Starter: the
+// fleet pace of a Backend that cannot hold a host.
+type starterOnly struct {
+	backend.Backend
+	backend.Starter
+}
+
+// TestStallBeforeWireHeldFleetWide: with the Holder, every gap at the
+// server is at least the Crawl-delay although one worker's page arrives
+// 200 ms after its gate. The control, the same Memory seen as a
+// Starter only (start times confirmed at the gate, as before the Holder),
+// lets the other worker's requests arrive well inside the delay, so the
+// check can fail.
+func TestStallBeforeWireHeldFleetWide(t *testing.T) {
+	t.Parallel()
+	const (
+		delay = 300 * time.Millisecond
+		stall = 200 * time.Millisecond
+		pages = 4
+	)
+	robots := fmt.Sprintf("User-agent: *\nCrawl-delay: %g\n", delay.Seconds())
+	tests := []struct {
+		name    string
+		backend func() backend.Backend
+		holds   bool
+	}{
+		{"Holder", func() backend.Backend { return backend.NewMemory() }, true},
+		{"Starter only (control)", func() backend.Backend {
+			m := backend.NewMemory()
+			return starterOnly{m, m}
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newAccSite(t, accBody(robots))
+			b := tc.backend()
+			slow, slowClient := accCollector(t, "AcmeBot/2.1")
+			slow.WithTransport(stallTransport{next: accTransport(t), stall: stall})
+			fast, fastClient := accCollector(t, "AcmeBot/2.1")
+			Apply(slow, slowClient, WithBackend(b))
+			fastExt := Apply(fast, fastClient, WithBackend(b))
+			// Both have robots.txt before the crawl (the fast worker
+			// adopts the slow one's record), so that only the fleet's
+			// pace decides when the fast worker goes.
+			if _, err := fastExt.Check(s.URL + "/"); err != nil {
+				t.Fatal(err)
+			}
+			// The fast worker starts once the slow one's page has
+			// arrived, so that it asks for the next start right after a
+			// late one (the moment a Starter alone gets wrong), and no
+			// other request of the slow worker competes for it.
+			accVisit(t, slow, s.URL, "/slow/0")
+			waitForPage(t, s, "/slow/0")
+			for i := range pages {
+				accVisit(t, fast, s.URL, fmt.Sprintf("/fast/%d", i))
+			}
+			slow.Wait()
+			fast.Wait()
+
+			hits := s.all()
+			if len(hits) != pages+2 {
+				t.Fatalf("the server saw %d requests, want %d (robots.txt and %d pages)", len(hits), pages+2, pages+1)
+			}
+			gaps, smallest := accGaps(hits)
+			short := 0
+			for i, g := range gaps {
+				if g < delay-accSlack {
+					short++
+					if tc.holds {
+						t.Errorf("%s arrived %v after %s; want at least the Crawl-delay %v", hits[i+1].path, g, hits[i].path, delay)
+					}
+				}
+			}
+			t.Logf("smallest gap at the server %v (Crawl-delay %v, one page %v late at the wire); %d of %d gaps below the delay",
+				smallest.Round(time.Millisecond), delay, stall, short, len(gaps))
+			if !tc.holds && smallest > delay-stall/2 {
+				t.Errorf("control: smallest gap %v; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
+					smallest, delay-stall)
+			}
+		})
+	}
+}
+
+// waitForPage waits until s has seen path, for at most 10 s.
+func waitForPage(t *testing.T, s *accSite, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		for _, h := range s.all() {
+			if h.path == path {
+				return
+			}
+		}
+	}
+	t.Fatalf("%s never reached the server", path)
+}
