@@ -143,6 +143,8 @@ func octetMask(pat string) uint64 {
 	return m
 }
 
+// pathMask is the octetMask of a path: bit c&63 is set for every octet c
+// it holds.
 func pathMask(path string) uint64 {
 	var mask uint64
 	if len(path) < 8 {
@@ -152,24 +154,33 @@ func pathMask(path string) uint64 {
 		return mask
 	}
 	// Eight octets at a time; the last word may overlap the one before,
-	// which ORs in the same bits again.
+	// which ORs in the same bits again. Each bit is set with one
+	// instruction (x86's BTS takes the bit number modulo 64) into a word
+	// of its own, ORed into mask last: the loop waits on one OR per word,
+	// not on eight.
 	for i := 0; ; i += 8 {
 		i = min(i, len(path)-8)
-		x := loadLE(path[i:])
-		mask = addOctets(mask, x)
+		x := loadAt(path, i)
+		w := uint64(1) << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		x >>= 8
+		w |= 1 << (x & 63)
+		mask |= w
 		if i+8 == len(path) {
 			return mask
 		}
 	}
-}
-
-// addOctets returns mask with the pathMask bits of the eight octets of x
-// added. The eight bits are ORed as a tree and then into mask, so that a
-// loop over many words waits on one OR per word, not eight.
-func addOctets(mask, x uint64) uint64 {
-	lo := (uint64(1)<<(x&63) | 1<<(x>>8&63)) | (1<<(x>>16&63) | 1<<(x>>24&63))
-	hi := (uint64(1)<<(x>>32&63) | 1<<(x>>40&63)) | (1<<(x>>48&63) | 1<<(x>>56&63))
-	return mask | (lo | hi)
 }
 
 // best is the match that decides so far, packed so that the deciding match
