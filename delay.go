@@ -101,8 +101,11 @@ type pacer struct {
 	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	grants  map[any]grant        // request token → its Starter grant (fleetpace.go)
 	flights map[any]flight       // request token → the Holder hold it has (fleetpace.go)
-	doomed  int                  // entries with forgotten set
-	sweptAt time.Time            // when loaded last looked for doomed entries
+	// unreleased holds, per host key, the hold whose release failed
+	// (fleetpace.go); at most one per paced host.
+	unreleased map[string]flight
+	doomed     int       // entries with forgotten set
+	sweptAt    time.Time // when loaded last looked for doomed entries
 }
 
 // hostPace is one host's pace. All fields are guarded by pacer.mu.
@@ -165,7 +168,8 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		byURL:  make(map[*url.URL]any),
 		grants: make(map[any]grant),
 
-		flights: make(map[any]flight),
+		flights:    make(map[any]flight),
+		unreleased: make(map[string]flight),
 
 		tokPrefix: newTokenPrefix(),
 	}

@@ -174,17 +174,27 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 // startShared does. The delay counts from the latest release, which comes
 // after the server saw the request released, so it needs no gateMargin.
 func (pc *pacer) holdShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	pc.retryRelease(ctx, key)
 	w, repaired, err := pc.holder.Hold(ctx, key, btok, delay, wireHold)
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 
-// startShared makes one Starter.Start call for key, spaced by delay plus
-// gateMargin, and checks its answer. It returns errFallback when the call
-// failed (reported through onErr) or its wait is longer than any state
-// the Backend may rightly hold (counted and logged as an anomaly), and the
-// context's error when ctx ended.
+// startShared makes one Starter.Start call for key and checks its answer.
+// It returns errFallback when the call failed (reported through onErr) or
+// its wait is longer than any state the Backend may rightly hold (counted
+// and logged as an anomaly), and the context's error when ctx ended.
+// Starts are spaced by the delay plus gateMargin, for the time between a
+// worker's gate and the wire, which the other workers cannot see; with a
+// Holder they are spaced by the delay alone, since the hold at the gate
+// waits for the previous request's answer.
 func (pc *pacer) startShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
-	w, repaired, err := pc.starter.Start(ctx, key, btok, delay+gateMargin(delay))
+	spacing := delay
+	if pc.holder == nil {
+		spacing += gateMargin(delay)
+	} else {
+		pc.retryRelease(ctx, key)
+	}
+	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 
@@ -338,8 +348,40 @@ func (pc *pacer) land(ctx context.Context, tok any) {
 	if !ok {
 		return
 	}
-	if err := pc.holder.Release(context.WithoutCancel(ctx), f.key, f.token); err != nil && pc.onErr != nil {
-		pc.onErr(err)
+	pc.release(context.WithoutCancel(ctx), f)
+}
+
+// release makes the Holder.Release call of flight f. When it fails
+// (reported through onErr), or the backend is known to be away, f is kept as the host's unreleased hold and
+// released again before this worker's next call about the host
+// (retryRelease): the fleet would otherwise wait for the hold to expire
+// (wireHold) after an outage that swallowed the release.
+func (pc *pacer) release(ctx context.Context, f flight) {
+	if pc.shared() { // while the backend is known to be away, keep it for later
+		err := pc.holder.Release(ctx, f.key, f.token)
+		if err == nil {
+			return
+		}
+		if pc.onErr != nil {
+			pc.onErr(err)
+		}
+	}
+	pc.mu.Lock()
+	if pc.hosts[f.key] != nil { // a host no longer paced needs no release
+		pc.unreleased[f.key] = f
+	}
+	pc.mu.Unlock()
+}
+
+// retryRelease releases again the hold of host key whose release failed,
+// if any; see release.
+func (pc *pacer) retryRelease(ctx context.Context, key string) {
+	pc.mu.Lock()
+	f, ok := pc.unreleased[key]
+	delete(pc.unreleased, key)
+	pc.mu.Unlock()
+	if ok {
+		pc.release(ctx, f)
 	}
 }
 

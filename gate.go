@@ -215,4 +215,5 @@ func (pc *pacer) drop(key string) {
 		pc.releaseLocked(h, pc.now())
 	}
 	delete(pc.hosts, key)
+	delete(pc.unreleased, key)
 }
