@@ -33,6 +33,20 @@ func ExampleMemory_Start() {
 	// Output: true true true
 }
 
+// Hold lets one request of the fleet hold a host from the wire to its
+// answer: another worker waits while the hold is in force, and once it is
+// released, the delay counts from the release.
+func ExampleMemory_Hold() {
+	b := backend.NewMemory()
+	ctx := context.Background()
+	w1, _, _ := b.Hold(ctx, "example.com", "worker-a/1", time.Second, 5*time.Second)
+	w2, _, _ := b.Hold(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
+	_ = b.Release(ctx, "example.com", "worker-a/1") // its response headers came
+	w3, _, _ := b.Hold(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
+	fmt.Println(w1 == 0, w2 > 0, w3 > 900*time.Millisecond)
+	// Output: true true true
+}
+
 // Forget drops an origin's record for the fleet; every worker learns of
 // it from Purges with the cursor it kept.
 func ExampleMemory_Forget() {
