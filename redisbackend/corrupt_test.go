@@ -2,8 +2,8 @@ package redisbackend
 
 // Shared state that cannot be right, met by a whole crawl: a pace written
 // an hour ahead (a foreign write, a failover to a node whose clock is
-// behind) or garbage in the pace key must neither stall the host nor go
-// unnoticed.
+// behind), a hold expiring a day ahead, a release in the future or
+// garbage in the pace key must neither stall the host nor go unnoticed.
 
 import (
 	"fmt"
@@ -33,6 +33,15 @@ func TestCorruptPaceCrawl(t *testing.T) {
 		return fmt.Sprintf("%d %d other", now+int64(time.Hour/time.Microsecond), int64(testDelay/time.Microsecond))
 	}
 	garbage := func(int64) string { return "garbage" }
+	delayUS := int64(testDelay / time.Microsecond)
+	// A hold by a worker that never was, expiring a day ahead, and a
+	// release an hour ahead, in the format pacePrelude writes.
+	heldDayAhead := func(now int64) string {
+		return fmt.Sprintf("%d %d 0 %d 5 ghost ghost", now, delayUS, now+int64(24*time.Hour/time.Microsecond))
+	}
+	releasedAhead := func(now int64) string {
+		return fmt.Sprintf("%d %d %d 0 0  other", now, delayUS, now+int64(time.Hour/time.Microsecond))
+	}
 	tests := []struct {
 		name   string
 		value  func(now int64) string
@@ -42,6 +51,9 @@ func TestCorruptPaceCrawl(t *testing.T) {
 		{"garbage", garbage, false},
 		{"an hour ahead before robots.txt", hourAhead, true},
 		{"garbage before robots.txt", garbage, true},
+		{"held a day ahead", heldDayAhead, false},
+		{"held a day ahead before robots.txt", heldDayAhead, true},
+		{"released an hour ahead", releasedAhead, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
