@@ -332,9 +332,9 @@ func (pc *pacer) flew(tok any, key, btok string) {
 }
 
 // land releases the fleet-wide hold request tok has, if any: its answer
-// (response headers or an error) came. A failed release is reported
-// through onErr; the hold then expires by itself (wireHold). The release
-// is made even when ctx has ended, bounded by the Backend's own timeout.
+// (a redirect) came. A failed release is reported through onErr and made
+// again later (release). The release is made even when ctx has ended,
+// bounded by the Backend's own timeout.
 func (pc *pacer) land(ctx context.Context, tok any) {
 	if pc.holder == nil {
 		return
@@ -345,10 +345,9 @@ func (pc *pacer) land(ctx context.Context, tok any) {
 		delete(pc.flights, tok)
 	}
 	pc.mu.Unlock()
-	if !ok {
-		return
+	if ok {
+		pc.release(context.WithoutCancel(ctx), f)
 	}
-	pc.release(context.WithoutCancel(ctx), f)
 }
 
 // release makes the Holder.Release call of flight f. When it fails
@@ -386,10 +385,12 @@ func (pc *pacer) retryRelease(ctx context.Context, key string) {
 }
 
 // ended records that request tok ended: its local hold is released
-// (doneToken), then its fleet-wide one (land).
+// (doneToken), then its fleet-wide one, if any. It takes no lock when no
+// host is paced.
 func (pc *pacer) ended(ctx context.Context, tok any) {
-	pc.doneToken(tok)
-	pc.land(ctx, tok)
+	if f, ok := pc.doneToken(tok); ok {
+		pc.release(context.WithoutCancel(ctx), f)
+	}
 }
 
 // newToken returns a token no other request of the fleet uses: this

@@ -173,13 +173,16 @@ func (pc *pacer) done(host string) {
 
 // doneToken records that request tok ended (its response headers came, or
 // it failed): the hold it has, on whatever host, is released, and it is
-// forgotten.
-func (pc *pacer) doneToken(tok any) {
+// forgotten. It returns the fleet-wide hold tok had, for ended.
+func (pc *pacer) doneToken(tok any) (f flight, flying bool) {
 	if pc.npaced.Load() == 0 && pc.ntracked.Load() == 0 {
-		return
+		return flight{}, false
 	}
 	pc.mu.Lock()
 	delete(pc.grants, tok)
+	if f, flying = pc.flights[tok]; flying {
+		delete(pc.flights, tok)
+	}
 	if key, ok := pc.holds[tok]; ok {
 		if h := pc.hosts[key]; h != nil && h.busy && h.holder == tok {
 			pc.releaseLocked(h, pc.now())
@@ -194,6 +197,7 @@ func (pc *pacer) doneToken(tok any) {
 		pc.ntracked.Store(int64(len(pc.reqs)))
 	}
 	pc.mu.Unlock()
+	return f, flying
 }
 
 // releaseLocked ends h's hold at now; the holder stays tracked until
