@@ -3,6 +3,8 @@ package robotsext
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,4 +126,49 @@ func waitForPage(t *testing.T, s *accSite, path string) {
 		}
 	}
 	t.Fatalf("%s never reached the server", path)
+}
+
+// TestHoldReleasedByRedirect: a redirect answers the request that held
+// the host, so the hop to the same paced host waits the delay, not the
+// hold's expiry (5 s), and the fleet-wide gaps hold across the hop.
+func TestHoldReleasedByRedirect(t *testing.T) {
+	t.Parallel()
+	const delay = 200 * time.Millisecond
+	var (
+		mu   sync.Mutex
+		hits []accHit
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, accHit{at: time.Now(), path: r.URL.Path})
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %g\n", delay.Seconds())
+		case "/a":
+			http.Redirect(w, r, "/b", http.StatusFound)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, client := accCollector(t, "AcmeBot/2.1")
+	Apply(c, client, WithBackend(backend.NewMemory()))
+	begin := time.Now()
+	accVisit(t, c, srv.URL, "/a", "/c")
+	c.Wait()
+	took := time.Since(begin)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hits) != 4 {
+		t.Fatalf("the server saw %d requests; want robots.txt, /a, /b and /c", len(hits))
+	}
+	_, smallest := accGaps(hits)
+	t.Logf("robots.txt, /a, its hop /b and /c took %v; smallest gap %v (Crawl-delay %v)", took.Round(time.Millisecond), smallest.Round(time.Millisecond), delay)
+	if smallest < delay-accSlack {
+		t.Errorf("smallest gap %v; want at least the Crawl-delay %v", smallest, delay)
+	}
+	if took > wireHold {
+		t.Errorf("the crawl took %v: the hop waited for the redirected request's hold to expire", took)
+	}
 }
