@@ -30,6 +30,9 @@ type groupIndex struct {
 	// masks[i] is octetMask of wild[i]: a path lacking one of its octets
 	// cannot match.
 	masks []uint64
+	// wildTop is the highest prec of wild, or 0 when it is empty: a check
+	// whose literal match has a higher prec looks at no wildcard rule.
+	wildTop uint64
 	// For groups of many wildcard rules, wild and masks are sorted into
 	// buckets by the octet after a leading '/': the rules of bucket c
 	// (whose pattern starts with '/' and the literal octet c) are
@@ -291,6 +294,9 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	}
 	// Precedence order: the highest prec first.
 	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
+	if len(ix.wild) > 0 {
+		ix.wildTop = ix.wild[0].prec
+	}
 	for i, w := range ix.wild {
 		ix.masks[i] = octetMask(p.text[w.off : w.off+uint32(w.match)])
 	}

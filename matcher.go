@@ -279,7 +279,7 @@ func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 			ix = p.buildGroupIndex(g)
 		}
 		p.bestLiteral(ix, path, pk, pk2, &b)
-		if len(ix.wild) > 0 {
+		if ix.wildTop > b.prec {
 			p.bestWild(ix, path, &mask, &b)
 		}
 	}
@@ -480,11 +480,17 @@ func (p *Policy) bestWild(ix *groupIndex, path string, mask *uint64, b *best) {
 		p.scanWild(ix, 0, 0, int32(len(ix.wild)), path, mask, b)
 		return
 	}
+	// A bucket is scanned only when its first rule could beat b: most
+	// checks pass over one of the two without the call.
 	if len(path) >= 2 {
 		c := int(path[1])
-		p.scanWild(ix, c, ix.starts[c], ix.starts[c+1], path, mask, b)
+		if from, to := ix.starts[c], ix.starts[c+1]; from < to && ix.wild[from].prec > b.prec {
+			p.scanWild(ix, c, from, to, path, mask, b)
+		}
 	}
-	p.scanWild(ix, 256, ix.starts[256], ix.starts[257], path, mask, b)
+	if from, to := ix.starts[256], ix.starts[257]; from < to && ix.wild[from].prec > b.prec {
+		p.scanWild(ix, 256, from, to, path, mask, b)
+	}
 }
 
 // scanWild tries the wildcard rules ix.wild[from:to], bucket's rules, which
