@@ -343,6 +343,39 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk, pk2 uint64, b *bes
 		n -= half
 	}
 	e := rs[i]
+	x := keys[i] ^ pk
+	if x == 0 || e.n() == longLen {
+		p.bestLiteralAt(ix, i, path, pk, pk2, b)
+		return
+	}
+	// The common case: the keys differ, so the patterns that are
+	// prefixes of path are shorter than eight octets and their lengths
+	// are in their rules. It makes no call, which would make the compiler
+	// keep every live value on the stack first.
+	lcp := min(bits.LeadingZeros64(x)>>3, len(path))
+	n = int(e.n())
+	for n > lcp {
+		// A parent is shorter than its child: its length is in its
+		// rule too.
+		if i = int(ix.parents[i]); i < 0 {
+			return
+		}
+		e = rs[i]
+		n = int(e.n())
+	}
+	if prec := precOf(int32(n), e.isAllow(), e.line()); prec > b.prec {
+		*b = best{prec, e.off(), uint32(n)}
+	}
+}
+
+// bestLiteralAt is bestLiteral from i, the last literal pattern of ix whose
+// key is at most pk, when that key is pk or the pattern too long for its
+// rule to hold its length: patterns of the same key may have to be told
+// apart by their tails or text.
+func (p *Policy) bestLiteralAt(ix *groupIndex, i int, path string, pk, pk2 uint64, b *best) {
+	rs := ix.lits
+	keys := ix.keys[:len(rs)]
+	e := rs[i]
 	pat := p.pattern(e.rule)
 	lcp := keyPrefixLen(keys[i], pk, e.tail, pk2, pat, path)
 	if keys[i] == pk && lcp < len(pat) && (lcp == len(path) || pat[lcp] > path[lcp]) {
