@@ -633,21 +633,32 @@ func (s *gramSet) slot(code uint32) uint32 {
 	return gramHash(code, s.bits)
 }
 
-// fill adds the bigrams of path to s.
+// fill adds the bigrams of path to s. Its two loops know the set's size,
+// which spares the bounds checks and makes the hash's shift a constant, and
+// read each octet once.
 func (s *gramSet) fill(path string) {
+	if len(path) < 2 {
+		return
+	}
+	a := path[0]
 	if s.bits == 14 {
-		// Long paths: the code is the slot, and the array's size
-		// spares the bounds checks.
+		// Long paths: the code is the slot.
 		set := (*[1 << 14 / 64]uint64)(s.set)
-		for i := 0; i+1 < len(path); i++ {
-			h := gramCode(path[i], path[i+1])
+		for i := 1; i < len(path); i++ {
+			c := path[i]
+			h := gramCode(a, c)
 			set[h>>6&(1<<8-1)] |= 1 << (h & 63)
+			a = c
 		}
 		return
 	}
-	for i := 0; i+1 < len(path); i++ {
-		h := s.slot(gramCode(path[i], path[i+1]))
-		s.set[h>>6] |= 1 << (h & 63)
+	// Short paths: a set of 1<<shortGramBits bits, the only other size.
+	set := (*[1 << shortGramBits / 64]uint64)(s.set)
+	for i := 1; i < len(path); i++ {
+		c := path[i]
+		h := gramHash(gramCode(a, c), shortGramBits)
+		set[h>>6&(1<<shortGramBits/64-1)] |= 1 << (h & 63)
+		a = c
 	}
 }
 
