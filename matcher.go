@@ -264,8 +264,11 @@ func (p *Policy) decide(sel groupSel, path string, mask uint64) best {
 		return best{}
 	}
 	var b best
-	pk, pk2 := prefix8(path), uint64(0)
-	if len(path) > 8 {
+	var pk, pk2 uint64
+	if len(path) >= 16 {
+		// prefix8 of path and of path[8:], without the calls.
+		pk, pk2 = bits.ReverseBytes64(loadLE(path)), bits.ReverseBytes64(loadAt(path, 8))
+	} else if pk = prefix8(path); len(path) > 8 {
 		pk2 = prefix8(path[8:])
 	}
 	for i := range sel.n {
