@@ -155,28 +155,16 @@ func pathMask(path string) uint64 {
 	}
 	// Eight octets at a time; the last word may overlap the one before,
 	// which ORs in the same bits again. Each bit is set with one
-	// instruction (x86's BTS takes the bit number modulo 64) into a word
-	// of its own, ORed into mask last: the loop waits on one OR per word,
-	// not on eight.
+	// instruction (x86's BTS takes the bit number modulo 64), from shifts
+	// of the word that do not wait on each other, and the eight bits are
+	// ORed as a tree and then into mask: a long path's loop waits on one
+	// OR per word, not on eight.
 	for i := 0; ; i += 8 {
 		i = min(i, len(path)-8)
 		x := loadAt(path, i)
-		w := uint64(1) << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		x >>= 8
-		w |= 1 << (x & 63)
-		mask |= w
+		lo := (uint64(1)<<(x&63) | 1<<(x>>8&63)) | (1<<(x>>16&63) | 1<<(x>>24&63))
+		hi := (uint64(1)<<(x>>32&63) | 1<<(x>>40&63)) | (1<<(x>>48&63) | 1<<(x>>56&63))
+		mask |= lo | hi
 		if i+8 == len(path) {
 			return mask
 		}
