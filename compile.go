@@ -7,6 +7,7 @@ package robotsext
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,12 @@ type groupIndex struct {
 	// parents[i] is the index in lits of the longest other literal
 	// pattern that is a proper prefix of lits[i], or -1.
 	parents []int32
+	// For groups of at least minLitIndex literal rules, keyStarts narrows
+	// the binary search over keys: every key has the same top keyShift
+	// bits, and the keys whose next eight bits are c are
+	// keys[keyStarts[c]:keyStarts[c+1]] (see indexKeys).
+	keyStarts []int32
+	keyShift  uint8
 	// wild holds the wildcard rules by precedence: priority (pattern
 	// length) descending, Allow first, then line. The first that matches a
 	// path is the group's best wildcard match.
@@ -292,6 +299,9 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 	for i, r := range rs {
 		ix.keys[i] = prefix8(p.pattern(r))
 	}
+	if len(rs) >= minLitIndex {
+		indexKeys(ix)
+	}
 	// Precedence order: the highest prec first.
 	slices.SortFunc(ix.wild, func(a, b wildRule) int { return cmp.Compare(b.prec, a.prec) })
 	if len(ix.wild) > 0 {
@@ -310,6 +320,32 @@ func (p *Policy) buildIndex(gr group) *groupIndex {
 		p.listGrams(ix)
 	}
 	return ix
+}
+
+// minLitIndex is the number of literal rules from which a group's keys
+// are indexed (indexKeys): below it, the binary search's few steps stay
+// in a cache line or two, and the index would be one more line to read.
+const minLitIndex = 64
+
+// indexKeys indexes the sorted keys of ix by the eight bits that follow
+// the bits they all share, so that a check searches only the keys with
+// its own eight bits. Keys that share 57 bits or more are not indexed.
+func indexKeys(ix *groupIndex) {
+	keys := ix.keys
+	shift := bits.LeadingZeros64(keys[0] ^ keys[len(keys)-1])
+	if shift > 56 {
+		return
+	}
+	starts := make([]int32, 257)
+	i := 0
+	for c := range 256 {
+		starts[c] = int32(i)
+		for i < len(keys) && int(keys[i]<<shift>>56) == c {
+			i++
+		}
+	}
+	starts[256] = int32(len(keys))
+	ix.keyStarts, ix.keyShift = starts, uint8(shift)
 }
 
 // bucketWild sorts the wildcard rules of ix into buckets, keeping

@@ -323,8 +323,24 @@ func (p *Policy) bestLiteral(ix *groupIndex, path string, pk, pk2 uint64, b *bes
 	}
 	// i: the last pattern <= path. Every pattern that is a prefix of path
 	// is a prefix of rs[i], so it lies on rs[i]'s parent chain. First the
-	// last key <= pk.
+	// last key <= pk, among the keys with pk's eight bits after the shared
+	// ones when the keys are indexed.
 	i, n := 0, len(keys)
+	if st := ix.keyStarts; st != nil {
+		shift := ix.keyShift
+		if (pk^keys[0])>>(64-shift) != 0 {
+			// pk leaves the bits every key shares, above them all.
+			i, n = len(keys)-1, 1
+		} else {
+			c := pk << shift >> 56
+			lo, hi := int(st[c]), int(st[c+1])
+			if lo == hi || keys[lo] > pk {
+				i, n = lo-1, 1 // the last key of an earlier bucket (keys[0] <= pk)
+			} else {
+				i, n = lo, hi-lo
+			}
+		}
+	}
 	for n > 1 {
 		half := n >> 1
 		// i += half when keys[i+half] <= pk, computed from the borrow

@@ -51,8 +51,9 @@ func (p *Policy) memSize() int64 {
 }
 
 // indexSize is what building every group's index adds: the index itself
-// and a litRule, a key and a parent per literal rule for each group, and a
-// wildRule, a mask and its bigram list entries per wildcard rule.
+// and a litRule, a key and a parent per literal rule for each group (and
+// the keys' index for large groups), and a wildRule, a mask and its bigram
+// list entries per wildcard rule.
 func (p *Policy) indexSize() int {
 	var (
 		ix     groupIndex
@@ -69,6 +70,11 @@ func (p *Policy) indexSize() int {
 		// Keys and masks share an allocation; counting every rule of the
 		// span once errs high by the wildcard rules' share.
 		n += allocSize(int(g.end-g.start) * int(unsafe.Sizeof(mask)))
+		// The keys' index, for spans of at least minLitIndex rules
+		// (counting the wildcard ones errs high).
+		if g.end-g.start >= minLitIndex {
+			n += allocSize(257 * int(unsafe.Sizeof(parent)))
+		}
 	}
 	// The litRules counted above for the spans' wildcard rules are none.
 	n += p.wildRules * (int(unsafe.Sizeof(w)) - int(unsafe.Sizeof(lit)))
