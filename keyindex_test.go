@@ -31,7 +31,9 @@ func TestKeyIndexAgreesWithNaive(t *testing.T) {
 		{"shared directory", func(r *rand.Rand) string { return "/cat/" + letters(r, "abkmz19", 1+r.IntN(10)) }, true},
 		{"few second octets", func(r *rand.Rand) string { return "/" + letters(r, "ab", 1) + letters(r, "abc/", r.IntN(14)) }, true},
 		{"one shared key", func(r *rand.Rand) string { return "/catalog/" + letters(r, "abcdef", 1+r.IntN(8)) }, false},
-		{"short and long", func(r *rand.Rand) string { return "/" + letters(r, "ab/", r.IntN(3)) + strings.Repeat("x", r.IntN(2)*r.IntN(20)) }, true},
+		{"short and long", func(r *rand.Rand) string {
+			return "/" + letters(r, "ab/", r.IntN(3)) + strings.Repeat("x", r.IntN(2)*r.IntN(20))
+		}, true},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
