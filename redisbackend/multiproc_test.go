@@ -312,19 +312,22 @@ func TestMultiProcessWireHolderKilled(t *testing.T) {
 	const hold = 5 * time.Second // robotsext's wireHold
 	srv := startRedisServer(t)
 	s := newSite(t, testDelay, false)
-	s.stallOn("/victim/page1")
+	s.stallOn("/victim/page0")
 	cfg := fleetConfig{redis: "unix:" + srv.Sock, sites: []*site{s}, pages: pages}
 
+	// The others start once the victim's page hangs, so that every one
+	// of their pages comes after it, and the victim dies while they wait.
 	victim := startWorker(t, cfg, "victim", 0)
-	var ws []*worker
-	for _, id := range []string{"w1", "w2"} {
-		ws = append(ws, startWorker(t, cfg, id, 0))
-	}
 	select {
 	case <-s.pageStalled:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the victim never sent the page that hangs")
 	}
+	var ws []*worker
+	for _, id := range []string{"w1", "w2"} {
+		ws = append(ws, startWorker(t, cfg, id, 0))
+	}
+	time.Sleep(300 * time.Millisecond)
 	if err := victim.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +340,7 @@ func TestMultiProcessWireHolderKilled(t *testing.T) {
 	as := s.snapshot()
 	at := -1
 	for i, a := range as {
-		if a.path == "/victim/page1" {
+		if a.path == "/victim/page0" {
 			at = i
 		}
 	}
