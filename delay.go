@@ -100,10 +100,10 @@ type pacer struct {
 	reqs    map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	grants  map[any]grant        // request token → its Starter grant (fleetpace.go)
-	flights map[any]flight       // request token → the Holder hold it has (fleetpace.go)
+	flights map[any]grant        // request token → the Holder hold it has (fleetpace.go)
 	// unreleased holds, per host key, the hold whose release failed
 	// (fleetpace.go); at most one per paced host.
-	unreleased map[string]flight
+	unreleased map[string]grant
 	doomed     int       // entries with forgotten set
 	sweptAt    time.Time // when loaded last looked for doomed entries
 }
@@ -168,8 +168,8 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		byURL:  make(map[*url.URL]any),
 		grants: make(map[any]grant),
 
-		flights:    make(map[any]flight),
-		unreleased: make(map[string]flight),
+		flights:    make(map[any]grant),
+		unreleased: make(map[string]grant),
 
 		tokPrefix: newTokenPrefix(),
 	}

@@ -39,8 +39,7 @@ const anomalySlack = time.Second
 const recoveryShare = 2 * backendCooldown
 
 // grantsSweepAt is how many recorded grants make the pacer drop those
-// older than maxHold: a request aborted by a later OnRequest callback
-// never reaches the gate, which would have consumed its grant.
+// older than maxHold (keepGrant).
 const grantsSweepAt = 1024
 
 // errFallback tells the caller to pace this request locally: the Backend
@@ -53,19 +52,28 @@ var errFallback = errors.New("robotsext: pace locally")
 // passes the same hold, which lets a Backend tell a broken one.
 const wireHold = 5 * time.Second
 
-// grant is a start the Backend granted to a request in the OnRequest hook,
-// confirmed at the gate with the same token.
+// grant is a start the Backend granted to a request under token: in the
+// OnRequest hook, to be confirmed at the gate with the same token
+// (pacer.grants), or at the gate by a Holder, which holds host key for the
+// fleet until the request ends (pacer.flights).
 type grant struct {
+	key   string // the host's key (flights only)
 	token string
 	at    time.Time
 }
 
-// flight is a request's fleet-wide hold of a host (Holder.Hold), released
-// when the request ends.
-type flight struct {
-	key   string // the host's key
-	token string // the Backend token it holds under
-	at    time.Time
+// keepGrant stores g as request tok's in m. Once m holds grantsSweepAt
+// grants it first drops those older than maxHold: a request aborted after
+// its grant may never reach the place that takes it. pc.mu must be held.
+func keepGrant(m map[any]grant, tok any, g grant) {
+	if len(m) >= grantsSweepAt {
+		for k, old := range m {
+			if g.at.Sub(old.at) > maxHold {
+				delete(m, k)
+			}
+		}
+	}
+	m[tok] = g
 }
 
 // shared reports whether fleet pacing through a Starter is in force now.
@@ -292,15 +300,8 @@ func (pc *pacer) delayOfKey(key string) time.Duration {
 func (pc *pacer) grantTo(tok any, btok string) {
 	now := pc.now()
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if len(pc.grants) >= grantsSweepAt {
-		for k, g := range pc.grants {
-			if now.Sub(g.at) > maxHold {
-				delete(pc.grants, k)
-			}
-		}
-	}
-	pc.grants[tok] = grant{token: btok, at: now}
+	keepGrant(pc.grants, tok, grant{token: btok, at: now})
+	pc.mu.Unlock()
 }
 
 // takeGrant returns and forgets the token of request tok's grant, "" when
@@ -320,15 +321,8 @@ func (pc *pacer) takeGrant(tok any) string {
 func (pc *pacer) flew(tok any, key, btok string) {
 	now := pc.now()
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if len(pc.flights) >= grantsSweepAt {
-		for k, f := range pc.flights {
-			if now.Sub(f.at) > maxHold {
-				delete(pc.flights, k)
-			}
-		}
-	}
-	pc.flights[tok] = flight{key: key, token: btok, at: now}
+	keepGrant(pc.flights, tok, grant{key: key, token: btok, at: now})
+	pc.mu.Unlock()
 }
 
 // land releases the fleet-wide hold request tok has, if any: its answer
@@ -350,12 +344,12 @@ func (pc *pacer) land(ctx context.Context, tok any) {
 	}
 }
 
-// release makes the Holder.Release call of flight f. When it fails
+// release makes the Holder.Release call for the hold f. When it fails
 // (reported through onErr), or the backend is known to be away, f is kept as the host's unreleased hold and
 // released again before this worker's next call about the host
 // (retryRelease): the fleet would otherwise wait for the hold to expire
 // (wireHold) after an outage that swallowed the release.
-func (pc *pacer) release(ctx context.Context, f flight) {
+func (pc *pacer) release(ctx context.Context, f grant) {
 	if pc.shared() { // while the backend is known to be away, keep it for later
 		err := pc.holder.Release(ctx, f.key, f.token)
 		if err == nil {

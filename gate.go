@@ -174,9 +174,9 @@ func (pc *pacer) done(host string) {
 // doneToken records that request tok ended (its response headers came, or
 // it failed): the hold it has, on whatever host, is released, and it is
 // forgotten. It returns the fleet-wide hold tok had, for ended.
-func (pc *pacer) doneToken(tok any) (f flight, flying bool) {
+func (pc *pacer) doneToken(tok any) (f grant, flying bool) {
 	if pc.npaced.Load() == 0 && pc.ntracked.Load() == 0 {
-		return flight{}, false
+		return grant{}, false
 	}
 	pc.mu.Lock()
 	delete(pc.grants, tok)

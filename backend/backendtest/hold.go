@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -168,32 +167,10 @@ func pollHold(t *testing.T, h backend.Holder, host, token string, delay, hold ti
 // exactly one is granted.
 func testHoldConcurrent(t *testing.T, b backend.Backend) {
 	h := holder(t, b)
-	const n = 32
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		granted int
-	)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, _, err := h.Hold(ctx(t), "crowd-hold.example", fmt.Sprintf("token-%d", i), paceDelay, paceDelay)
-			if err != nil {
-				t.Errorf("Hold #%d: %v", i, err)
-				return
-			}
-			if w == 0 {
-				mu.Lock()
-				granted++
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if granted != 1 {
-		t.Errorf("%d of %d concurrent Holds granted; want exactly 1", granted, n)
-	}
+	onlyOneGranted(t, "Hold", func(i int) (time.Duration, error) {
+		w, _, err := h.Hold(ctx(t), "crowd-hold.example", fmt.Sprintf("token-%d", i), paceDelay, paceDelay)
+		return w, err
+	})
 }
 
 // testHoldOddCalls: a delay of 0 is never held back, a release of a

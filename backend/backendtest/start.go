@@ -96,6 +96,16 @@ func testStartHostsIndependent(t *testing.T, b backend.Backend) {
 // exactly one is granted.
 func testStartConcurrent(t *testing.T, b backend.Backend) {
 	s := starter(t, b)
+	onlyOneGranted(t, "Start", func(i int) (time.Duration, error) {
+		w, _, err := s.Start(ctx(t), "crowd.example", fmt.Sprintf("token-%d", i), paceDelay)
+		return w, err
+	})
+}
+
+// onlyOneGranted makes 32 calls of call at once (each with its own i)
+// and fails t unless exactly one is granted (waits 0).
+func onlyOneGranted(t *testing.T, what string, call func(i int) (time.Duration, error)) {
+	t.Helper()
 	const n = 32
 	var (
 		wg      sync.WaitGroup
@@ -106,9 +116,9 @@ func testStartConcurrent(t *testing.T, b backend.Backend) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w, _, err := s.Start(ctx(t), "crowd.example", fmt.Sprintf("token-%d", i), paceDelay)
+			w, err := call(i)
 			if err != nil {
-				t.Errorf("Start #%d: %v", i, err)
+				t.Errorf("%s #%d: %v", what, i, err)
 				return
 			}
 			if w == 0 {
@@ -120,7 +130,7 @@ func testStartConcurrent(t *testing.T, b backend.Backend) {
 	}
 	wg.Wait()
 	if granted != 1 {
-		t.Errorf("%d of %d concurrent Starts granted; want exactly 1", granted, n)
+		t.Errorf("%d of %d concurrent %ss granted; want exactly 1", granted, n, what)
 	}
 }
 
