@@ -140,10 +140,11 @@ func (pc *pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 // confirm asks the Backend, at the gate, to start request tok on host now,
 // with the token of its grant when it has one; it waits (holding the
 // host, at most about a delay) while the Backend says "not yet". With a
-// Holder the start also holds the host for the fleet until land. When the
-// Backend fails it waits instead until delay × fleet size after prev, this
-// worker's own latest start before this one. It returns the context's
-// error when ctx ends first.
+// Holder the start also holds the host for the fleet until the request
+// ends (ended) or is redirected (land). When the Backend fails it waits
+// instead until delay × fleet size after prev, this worker's own latest
+// start before this one. It returns the context's error when ctx ends
+// first.
 func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Duration, prev time.Time) error {
 	btok := pc.takeGrant(tok)
 	if btok == "" {
@@ -345,12 +346,13 @@ func (pc *pacer) land(ctx context.Context, tok any) {
 }
 
 // release makes the Holder.Release call for the hold f. When it fails
-// (reported through onErr), or the backend is known to be away, f is kept as the host's unreleased hold and
-// released again before this worker's next call about the host
-// (retryRelease): the fleet would otherwise wait for the hold to expire
-// (wireHold) after an outage that swallowed the release.
+// (reported through onErr), or the backend is known to be away, f is kept
+// as the host's unreleased hold and released again before this worker's
+// next call about the host (retryRelease): the fleet would otherwise wait
+// for the hold to expire (wireHold) after an outage that swallowed the
+// release.
 func (pc *pacer) release(ctx context.Context, f grant) {
-	if pc.shared() { // while the backend is known to be away, keep it for later
+	if pc.shared() {
 		err := pc.holder.Release(ctx, f.key, f.token)
 		if err == nil {
 			return
