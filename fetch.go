@@ -94,12 +94,23 @@ var outcomeText = [...]string{
 	OutcomeUnauthorized: "unauthorized",
 }
 
-// String returns "ok", "unavailable", "unreachable" or "unauthorized".
+// String returns "ok", "unavailable", "unreachable" or "unauthorized":
+// short, snake_case and stable, so metrics use it as their label.
 func (o Outcome) String() string {
 	if int(o) < len(outcomeText) {
 		return outcomeText[o]
 	}
 	return "unknown outcome"
+}
+
+// Outcomes returns every Outcome this version defines, in order, from
+// OutcomeUnreachable on.
+func Outcomes() []Outcome {
+	os := make([]Outcome, len(outcomeText))
+	for i := range os {
+		os[i] = Outcome(i)
+	}
+	return os
 }
 
 // Robots is one fetch of an origin's robots.txt and what it means. It is

@@ -1,6 +1,9 @@
 package robotsext
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Reason says why a Verdict came out the way it did. The first group of
 // reasons comes from the robots.txt rules themselves (Policy.Check); the rest
@@ -48,26 +51,65 @@ const (
 	ReasonLocalError
 )
 
-var reasonText = [...]string{
-	ReasonNoMatch:       "no rule matched",
-	ReasonAllowRule:     "allowed by rule",
-	ReasonDisallowRule:  "disallowed by rule",
-	ReasonEmptyRule:     "empty rule matched (allows everything)",
-	ReasonRobotsTxt:     "/robots.txt is always allowed",
-	ReasonUnavailable:   "robots.txt unavailable (4xx or redirect limit): allow all",
-	ReasonUnreachable:   "robots.txt unreachable",
-	ReasonUnauthorized:  "robots.txt answered 401/403: disallow all",
-	ReasonOverride:      "host overridden: rules not applied",
-	ReasonNotApplicable: "not an http(s) URL: robots.txt does not apply",
-	ReasonLocalError:    "robots.txt not fetched (local error): request dropped",
+// reasons describes each Reason once: its prose for String, and its
+// metric label and whether it can let a request through or refuse one,
+// for Label, CanAllow and CanBlock. A new Reason gets its row here and
+// nowhere else: the metrics adapters read this table.
+var reasons = [...]struct {
+	text   string
+	label  string
+	allows bool
+	blocks bool
+}{
+	ReasonNoMatch:       {"no rule matched", "no_match", true, false},
+	ReasonAllowRule:     {"allowed by rule", "allow_rule", true, false},
+	ReasonDisallowRule:  {"disallowed by rule", "disallow_rule", false, true},
+	ReasonEmptyRule:     {"empty rule matched (allows everything)", "empty_rule", true, false},
+	ReasonRobotsTxt:     {"/robots.txt is always allowed", "robots_txt", true, false},
+	ReasonUnavailable:   {"robots.txt unavailable (4xx or redirect limit): allow all", "unavailable", true, false},
+	ReasonUnreachable:   {"robots.txt unreachable", "unreachable", true, true}, // FailOpen allows, FailClosed blocks
+	ReasonUnauthorized:  {"robots.txt answered 401/403: disallow all", "unauthorized", false, true},
+	ReasonOverride:      {"host overridden: rules not applied", "override", true, false},
+	ReasonNotApplicable: {"not an http(s) URL: robots.txt does not apply", "not_applicable", true, false},
+	ReasonLocalError:    {"robots.txt not fetched (local error): request dropped", "local_error", false, true},
 }
 
 // String returns a short human-readable description of r.
 func (r Reason) String() string {
-	if int(r) < len(reasonText) {
-		return reasonText[r]
+	if int(r) < len(reasons) {
+		return reasons[r].text
 	}
 	return "unknown reason"
+}
+
+// Label returns r's name for metric labels and log fields: short,
+// snake_case and stable across versions, unlike String's prose, which may
+// be reworded. A Reason this version does not define gets "reason_N".
+func (r Reason) Label() string {
+	if int(r) < len(reasons) {
+		return reasons[r].label
+	}
+	return "reason_" + strconv.Itoa(int(r))
+}
+
+// CanAllow reports whether a Verdict with reason r can let a request
+// through, and CanBlock whether it can refuse one (ReasonUnreachable does
+// both, by FailMode). Metrics adapters use them to start a counter with a
+// zero series for each reason it can count, and none for the others.
+func (r Reason) CanAllow() bool { return int(r) < len(reasons) && reasons[r].allows }
+
+// CanBlock reports whether a Verdict with reason r can refuse a request;
+// see CanAllow.
+func (r Reason) CanBlock() bool { return int(r) < len(reasons) && reasons[r].blocks }
+
+// Reasons returns every Reason this version defines, in order, from
+// ReasonNoMatch on.
+func Reasons() []Reason {
+	rs := make([]Reason, len(reasons))
+	for i := range rs {
+		rs[i] = Reason(i)
+	}
+	return rs
 }
 
 // Verdict is the decision for one URL, with enough detail to explain it:

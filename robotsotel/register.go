@@ -291,12 +291,11 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	attr := func(key, value string) []metric.ObserveOption {
 		return []metric.ObserveOption{o.with(attribute.String(key, value))}
 	}
-	for _, label := range outcomeLabels() {
-		o.outcomes = append(o.outcomes, attr("robotsext.outcome", label))
+	for _, out := range robotsext.Outcomes() {
+		o.outcomes = append(o.outcomes, attr("robotsext.outcome", out.String()))
 	}
-	for r := range knownReasons() {
-		label, allows, blocks := reasonInfo(robotsext.Reason(r))
-		o.reasons = append(o.reasons, reasonAttr{attr("robotsext.reason", label), allows, blocks})
+	for _, r := range robotsext.Reasons() {
+		o.reasons = append(o.reasons, reasonAttr{attr("robotsext.reason", r.Label()), r.CanAllow(), r.CanBlock()})
 	}
 	o.released = attr("robotsext.hold.result", "released")
 	o.gaveUp = attr("robotsext.hold.result", "gave_up")
@@ -340,10 +339,9 @@ func (o *observer) observeReasons(obs metric.Observer, inst metric.Int64Observab
 			obs.ObserveInt64(inst, int64(n), a.opts...)
 		}
 	}
-	for r, n := range counts { // Reasons the root module has no String for yet.
+	for r, n := range counts { // Reasons robotsext.Reasons() does not list: none in this version.
 		if int(r) >= len(o.reasons) {
-			label, _, _ := reasonInfo(r)
-			obs.ObserveInt64(inst, int64(n), o.with(attribute.String("robotsext.reason", label)))
+			obs.ObserveInt64(inst, int64(n), o.with(attribute.String("robotsext.reason", r.Label())))
 		}
 	}
 }

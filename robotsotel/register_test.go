@@ -440,49 +440,6 @@ func TestSpread(t *testing.T) {
 	}
 }
 
-// TestLabels checks that every Reason and Outcome the root module defines
-// has an attribute value of its own: short, snake_case and not the
-// fallback "reason_N" meant for reasons added after this package.
-func TestLabels(t *testing.T) {
-	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	n := knownReasons()
-	if n < int(robotsext.ReasonLocalError)+1 {
-		t.Fatalf("knownReasons() = %d, want at least %d", n, robotsext.ReasonLocalError+1)
-	}
-	var reasons []string
-	for r := range n {
-		label, allows, blocks := reasonInfo(robotsext.Reason(r))
-		if strings.HasPrefix(label, "reason_") {
-			t.Errorf("Reason %d (%q) has no value in robotsotel: add it to reasonInfo", r, robotsext.Reason(r))
-		}
-		if !allows && !blocks {
-			t.Errorf("Reason %d (%s) neither allows nor blocks", r, label)
-		}
-		reasons = append(reasons, label)
-	}
-	tests := []struct {
-		kind   string
-		labels []string
-	}{
-		{"reason", reasons},
-		{"outcome", outcomeLabels()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.kind, func(t *testing.T) {
-			seen := map[string]bool{}
-			for _, label := range tt.labels {
-				if !snake.MatchString(label) || len(label) > 20 {
-					t.Errorf("%s value %q is not short snake_case", tt.kind, label)
-				}
-				if seen[label] {
-					t.Errorf("%s value %q used twice", tt.kind, label)
-				}
-				seen[label] = true
-			}
-		})
-	}
-}
-
 // collect collects reader's metrics.
 func collect(t *testing.T, reader *sdkmetric.ManualReader) metricdata.ResourceMetrics {
 	t.Helper()

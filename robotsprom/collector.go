@@ -68,8 +68,7 @@ const namespace = "robotsext"
 // scrapes need no lock.
 type collector struct {
 	ext      *robotsext.Extension
-	outcomes []string // label of each Outcome, indexed by Outcome
-	nreasons int      // the Reason values the root module defines: 0..nreasons-1
+	nreasons int // the Reason values the root module defines: 0..nreasons-1
 
 	scalars []scalar // the metrics without labels
 
@@ -101,7 +100,7 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	if ext == nil {
 		panic("robotsprom: NewCollector(nil): an Extension is needed")
 	}
-	c := &collector{ext: ext, outcomes: outcomeLabels(), nreasons: knownReasons()}
+	c := &collector{ext: ext, nreasons: len(robotsext.Reasons())}
 	desc := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(namespace+"_"+name, help, labels, nil)
 	}
@@ -215,8 +214,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range c.scalars {
 		ch <- constMetric(m.desc, m.kind, m.value(&s))
 	}
-	for o, label := range c.outcomes {
-		ch <- constMetric(c.fetches, prometheus.CounterValue, float64(s.Fetches[robotsext.Outcome(o)]), label)
+	for _, o := range robotsext.Outcomes() {
+		ch <- constMetric(c.fetches, prometheus.CounterValue, float64(s.Fetches[o]), o.String())
 	}
 	var checks uint64
 	for _, n := range s.Allowed {
@@ -238,16 +237,15 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 // for each other reason the metric can count (blocked tells which).
 func (c *collector) collectReasons(ch chan<- prometheus.Metric, desc *prometheus.Desc, counts map[robotsext.Reason]uint64, blocked bool) {
 	for r := range c.nreasons {
-		label, allows, blocks := reasonInfo(robotsext.Reason(r))
-		n, counted := counts[robotsext.Reason(r)]
-		if counted || (blocked && blocks) || (!blocked && allows) {
-			ch <- constMetric(desc, prometheus.CounterValue, float64(n), label)
+		reason := robotsext.Reason(r)
+		n, counted := counts[reason]
+		if counted || (blocked && reason.CanBlock()) || (!blocked && reason.CanAllow()) {
+			ch <- constMetric(desc, prometheus.CounterValue, float64(n), reason.Label())
 		}
 	}
-	for r, n := range counts { // Reasons the root module has no String for yet.
+	for r, n := range counts { // Reasons robotsext.Reasons() does not list: none in this version.
 		if int(r) >= c.nreasons {
-			label, _, _ := reasonInfo(r)
-			ch <- constMetric(desc, prometheus.CounterValue, float64(n), label)
+			ch <- constMetric(desc, prometheus.CounterValue, float64(n), r.Label())
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package robotsprom
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -198,58 +197,10 @@ func TestConstHistogram(t *testing.T) {
 	}
 }
 
-// TestLabels checks that every Reason and Outcome the root module defines
-// has a label of its own: short, snake_case and not the fallback
-// "reason_N" meant for reasons added after this package.
-func TestLabels(t *testing.T) {
-	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
-	n := knownReasons()
-	if n < int(robotsext.ReasonLocalError)+1 {
-		t.Fatalf("knownReasons() = %d, want at least %d", n, robotsext.ReasonLocalError+1)
-	}
-	tests := []struct {
-		kind   string
-		labels []string
-	}{
-		{"reason", func() []string {
-			var labels []string
-			for r := range n {
-				label, allows, blocks := reasonInfo(robotsext.Reason(r))
-				if strings.HasPrefix(label, "reason_") {
-					t.Errorf("Reason %d (%q) has no label in robotsprom: add it to reasonInfo", r, robotsext.Reason(r))
-				}
-				if !allows && !blocks {
-					t.Errorf("Reason %d (%s) neither allows nor blocks", r, label)
-				}
-				labels = append(labels, label)
-			}
-			return labels
-		}()},
-		{"outcome", outcomeLabels()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.kind, func(t *testing.T) {
-			seen := map[string]bool{}
-			for _, label := range tt.labels {
-				if !snake.MatchString(label) || len(label) > 20 {
-					t.Errorf("%s label %q is not short snake_case", tt.kind, label)
-				}
-				if seen[label] {
-					t.Errorf("%s label %q used twice", tt.kind, label)
-				}
-				seen[label] = true
-			}
-		})
-	}
-	if label, _, _ := reasonInfo(robotsext.Reason(200)); label != "reason_200" {
-		t.Errorf("an unknown Reason's label is %q, want reason_200", label)
-	}
-}
-
 // TestUnknownReason checks that a count of a Reason this package does not
 // know is still reported, under its fallback label.
 func TestUnknownReason(t *testing.T) {
-	c := &collector{nreasons: knownReasons()}
+	c := &collector{nreasons: len(robotsext.Reasons())}
 	desc := prometheus.NewDesc("robotsext_test_total", "A test counter.", []string{"reason"}, nil)
 	ch := make(chan prometheus.Metric, 64)
 	c.collectReasons(ch, desc, map[robotsext.Reason]uint64{robotsext.ReasonDisallowRule: 2, 200: 7}, true)
