@@ -37,6 +37,7 @@ type Extension struct {
 	pacer   *pacer
 	stats   counters
 	id      identity // the product token, derived once per User-Agent
+	exports sync.Map // keys claimed by metrics adapters (ClaimExport)
 
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)

@@ -100,7 +100,8 @@ const ScopeName = "github.com/robotsext/robotsext/robotsotel"
 // histograms (see the package documentation for the list) on a Meter of
 // mp, and a callback reading ext.Stats that the SDK runs at each
 // collection. Register once per Extension, MeterProvider and attrs: a
-// second registration would report every value twice; Unregister the
+// second registration, which would report every value twice, is refused
+// with ErrAlreadyRegistered; Unregister the
 // Registration returned to stop reporting ext (the instruments stay, as
 // the API cannot remove them, but get no more measurements).
 //
@@ -117,11 +118,50 @@ func Register(ext *robotsext.Extension, mp metric.MeterProvider, attrs ...attrib
 	if ext == nil || mp == nil {
 		return nil, errors.New("robotsotel: Register needs an Extension and a MeterProvider")
 	}
+	set := attribute.NewSet(attrs...)
+	release, ok := ext.ClaimExport(exportKey{mp, set.Equivalent()})
+	if !ok {
+		return nil, ErrAlreadyRegistered
+	}
 	o, err := newObserver(ext, mp.Meter(ScopeName), attrs)
 	if err != nil {
+		release()
 		return nil, err
 	}
-	return o.meter.RegisterCallback(o.observe, o.observables...)
+	reg, err := o.meter.RegisterCallback(o.observe, o.observables...)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return registration{reg, release}, nil
+}
+
+// ErrAlreadyRegistered is returned by Register for an Extension already
+// registered with the same MeterProvider and attributes (and not
+// unregistered since): a second registration would report every value
+// twice. robotsprom refuses the same mistake through Prometheus's registry.
+var ErrAlreadyRegistered = errors.New("robotsotel: this Extension is already registered with this MeterProvider and attributes")
+
+// exportKey is what Register claims on the Extension (ClaimExport).
+type exportKey struct {
+	mp    metric.MeterProvider
+	attrs attribute.Distinct
+}
+
+// registration is a metric.Registration that frees the Extension's claim
+// when unregistered, so that ext can be registered again.
+type registration struct {
+	metric.Registration
+	release func()
+}
+
+// Unregister stops reporting the Extension.
+func (r registration) Unregister() error {
+	err := r.Registration.Unregister()
+	if err == nil {
+		r.release()
+	}
+	return err
 }
 
 // observer holds the instruments of one Extension and the attribute

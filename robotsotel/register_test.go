@@ -2,6 +2,7 @@ package robotsotel
 
 import (
 	"context"
+	"errors"
 	"math"
 	"regexp"
 	"slices"
@@ -485,5 +486,55 @@ func checkHistogram(t *testing.T, rm metricdata.ResourceMetrics, name string, h 
 	}
 	if math.Abs(p.Sum-h.Sum.Seconds()) > 1e-9 {
 		t.Errorf("%s: sum %v s, want %v s", name, p.Sum, h.Sum.Seconds())
+	}
+}
+
+// TestRegisterTwice: a second Register of one Extension with the same
+// MeterProvider and attributes is refused with ErrAlreadyRegistered and
+// values are reported once; other attributes, another MeterProvider, or
+// the same after Unregister are accepted.
+func TestRegisterTwice(t *testing.T) {
+	site := newSite(t)
+	c, ext, _ := newCrawler()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	reg, err := Register(ext, mp, attribute.String("crawl", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Register(ext, mp, attribute.String("crawl", "a")); !errors.Is(err, ErrAlreadyRegistered) {
+		t.Fatalf("second Register: %v, want ErrAlreadyRegistered", err)
+	}
+	run(t, c, site)
+	got := collect(t, reader)
+	checks := metricNamed(t, got, "robotsext.checks").Data.(metricdata.Sum[int64])
+	st := ext.Stats()
+	var want int64
+	for _, n := range st.Allowed {
+		want += int64(n)
+	}
+	for _, n := range st.Blocked {
+		want += int64(n)
+	}
+	if want == 0 || len(checks.DataPoints) != 1 || checks.DataPoints[0].Value != want {
+		t.Errorf("robotsext.checks = %+v, want one point at %d", checks.DataPoints, want)
+	}
+	if r2, err := Register(ext, mp, attribute.String("crawl", "b")); err != nil {
+		t.Errorf("Register with other attributes: %v", err)
+	} else {
+		r2.Unregister()
+	}
+	if r3, err := Register(ext, sdkmetric.NewMeterProvider()); err != nil {
+		t.Errorf("Register with another MeterProvider: %v", err)
+	} else {
+		r3.Unregister()
+	}
+	if err := reg.Unregister(); err != nil {
+		t.Fatal(err)
+	}
+	if r4, err := Register(ext, mp, attribute.String("crawl", "a")); err != nil {
+		t.Errorf("Register after Unregister: %v", err)
+	} else {
+		r4.Unregister()
 	}
 }
