@@ -225,7 +225,11 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 		}
 		return Verdict{}, err
 	}
-	return e.decide(en, pathOf(u)), nil
+	v := e.decide(en, pathOf(u))
+	if v.Allowed {
+		e.usageVerdict(&v, en, u)
+	}
+	return v, nil
 }
 
 // parseAsColly reads rawURL as Colly's Visit does: the WHATWG parser, then

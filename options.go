@@ -89,6 +89,7 @@ type config struct {
 	redirectSet      bool
 	now              func() time.Time // injectable clock
 	backend          backend.Backend  // shared state; nil: the Extension's own
+	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.

@@ -49,6 +49,12 @@ const (
 	// cached against the origin; the request is dropped undecided and
 	// Verdict.Err says why. The next request to the origin fetches again.
 	ReasonLocalError
+	// ReasonUsage: the site's AI usage preferences say "n" for every
+	// purpose the crawler declared with WithPurpose, in robots.txt (Line
+	// names the Content-Usage or Content-Signal line, Rule its value) or
+	// in the page's Content-Usage response header (Line 0, Rule the
+	// header's value). Allow and Disallow rules allowed the URL.
+	ReasonUsage
 )
 
 // reasons describes each Reason once: its prose for String, and its
@@ -72,6 +78,7 @@ var reasons = [...]struct {
 	ReasonOverride:      {"host overridden: rules not applied", "override", true, false},
 	ReasonNotApplicable: {"not an http(s) URL: robots.txt does not apply", "not_applicable", true, false},
 	ReasonLocalError:    {"robots.txt not fetched (local error): request dropped", "local_error", false, true},
+	ReasonUsage:         {"usage preferences refuse every declared purpose", "usage", false, true},
 }
 
 // String returns a short human-readable description of r.
@@ -139,4 +146,10 @@ type Verdict struct {
 	// of its own re-queues a URL refused for these reasons to be tried at
 	// RetryAt rather than losing it (see also WithDeferUnreachable).
 	RetryAt time.Time
+	// Usage is the AI usage preferences robots.txt states for the URL
+	// (Content-Usage and Content-Signal lines; see Policy.Usage), and for
+	// ReasonUsage refusals at the headers those merged with the page's
+	// Content-Usage header. Extension.Check fills it for allowed URLs;
+	// the request hook only with WithPurpose; Policy.Check never.
+	Usage Usage
 }

@@ -43,6 +43,8 @@
 //	robotsext.hold.entered              counter {request}        requests held so far
 //	robotsext.hold.ended                counter {request}        how held requests ended; robotsext.hold.result: released, gave_up
 //	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
+//	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences (WithPurpose)
+//	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their Content-Usage header (WithPurpose)
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -51,7 +53,7 @@
 //
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error (one per
+// unauthorized, override, not_applicable, local_error, usage (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //
@@ -323,6 +325,12 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	scalarCounter("robotsext.hold.full", "{request}",
 		"Requests refused at once because MaxHeld requests were already held.",
 		func(s *robotsext.Stats) uint64 { return s.HoldFull })
+	scalarCounter("robotsext.usage.refused", "{request}",
+		"URLs refused before fetching because robots.txt says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
+		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
+	scalarCounter("robotsext.usage.withheld", "{page}",
+		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
+		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
 
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -79,6 +79,17 @@ type result struct {
 	Status     int    `json:"status,omitempty"`    // 0: no HTTP answer
 	Outcome    string `json:"outcome,omitempty"`
 	FetchError string `json:"fetch_error,omitempty"`
+	// Usage lists the AI usage preferences robots.txt states for an
+	// allowed URL (Content-Usage and Content-Signal lines), by key.
+	Usage []usageResult `json:"usage,omitempty"`
+}
+
+// usageResult is one statement of Verdict.Usage.
+type usageResult struct {
+	Key        string `json:"key"`
+	Preference string `json:"preference"` // "y", "n" or "no statement"
+	Source     string `json:"source"`
+	Line       int    `json:"line"`
 }
 
 // result prints the verdict v on the URL raw, checked against src.
@@ -109,6 +120,9 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
 	default:
 		fmt.Fprintf(p.w, ", line %d", v.Line)
 	}
+	if !v.Usage.IsZero() {
+		fmt.Fprintf(p.w, "; usage: %s", printable(v.Usage.String()))
+	}
 	p.w.WriteByte('\n')
 }
 
@@ -120,6 +134,9 @@ func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text 
 	}
 	if res.GroupLines == nil {
 		res.GroupLines = []int{}
+	}
+	for _, u := range v.Usage.Statements() {
+		res.Usage = append(res.Usage, usageResult{Key: u.Key, Preference: u.Preference.String(), Source: u.Source.String(), Line: u.Line})
 	}
 	if res.Sitemaps == nil {
 		res.Sitemaps = []string{}
