@@ -203,21 +203,25 @@ func crawlBigOrigins(t *testing.T, body []byte, origins int, bound int64) heapRu
 
 // heapSlack is what the crawl itself may leave on the heap besides the
 // cache: Colly's visited set and the collector's and transports' state for
-// 200 hosts (a few hundred KiB), plus the allocator's and the GC's
+// 100 hosts (a few hundred KiB), plus the allocator's and the GC's
 // rounding. Measured at 0.6 MiB; 3 MiB leaves room for other runtimes.
 const heapSlack = 3 << 20
 
 // TestBoundsCacheMemoryHoldsHeap proves that WithCacheMemory bounds the
-// heap the cache retains, not just its estimate: 200 origins each serve a
-// 500 KiB robots.txt; with a 16 MiB bound, Stats().CacheBytes stays within
+// heap the cache retains, not just its estimate: 64 origins each serve a
+// 500 KiB robots.txt (some 48 MiB of policies, three times the bound);
+// with a 16 MiB bound, Stats().CacheBytes stays within
 // the bound and the live heap grows by at most the bound plus heapSlack,
 // while an unbounded cache over just 100 of those origins grows it more
 // than three times the bound (so the first half can fail), and
 // CacheBytes matches the heap the policies really retain within 20%. Not parallel: it measures the heap.
 func TestBoundsCacheMemoryHoldsHeap(t *testing.T) {
-	// The control crawls half as many origins: enough to grow the heap
-	// far beyond the bound, at half the parsing time under -race.
-	const origins, controlOrigins, bound = 200, 100, 16 << 20
+	// The bounded run crawls enough origins to fill the bound three times
+	// over (each file parses to some 0.75 MiB): an eviction that left the
+	// policy on the heap would show as twice the bound. The control crawls
+	// more, so that its growth clears 3× the bound with room to spare.
+	// Both counts are kept small: parsing dominates the time under -race.
+	const origins, controlOrigins, bound = 64, 100, 16 << 20
 	body := bigRobots()
 	t.Logf("robots.txt: %d bytes, %d lines", len(body), strings.Count(string(body), "\n"))
 
@@ -388,9 +392,9 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 // ---- 3. redirect hops to paced hosts under Colly's request timeout ----
 
 // shiftedClock is the real clock set back by an offset until release is
-// called. A robots.txt fetched before release counts as a request that
-// started that long ago, so the first page need not wait a whole
-// Crawl-delay; every wait after release is a real one.
+// called. A robots.txt fetched and answered before release counts as a
+// request that started and ended that long ago, so the first page need not
+// wait a whole Crawl-delay; every wait after release is a real one.
 type shiftedClock struct{ back atomic.Int64 }
 
 func (c *shiftedClock) now() time.Time { return time.Now().Add(-time.Duration(c.back.Load())) }
@@ -452,7 +456,6 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 				seen.mark(r.URL.Path)
 				switch r.URL.Path {
 				case "/robots.txt":
-					clk.release() // this fetch started tt.delay ago, as the Extension sees it
 					fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %g\n", tt.delay.Seconds())
 				case "/dir":
 					http.Redirect(w, r, "/dir/", http.StatusMovedPermanently)
@@ -478,6 +481,15 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 				responses = append(responses, r.Request.URL.Path)
 				mu.Unlock()
 			})
+			// robots.txt is fetched and answered tt.delay ago, as the
+			// Extension sees it, so /dir goes out at once and the only real
+			// wait is the hop's (the subject of this test: a wait longer
+			// than Colly's real 10 s timeout, which no hand-moved clock can
+			// stand in for).
+			if _, err := ext.Check("http://paced.test/dir"); err != nil {
+				t.Fatalf("Check: %v", err)
+			}
+			clk.release()
 			if err := c.Visit("http://paced.test/dir"); err != nil && !errors.Is(err, ErrRedirectDeferred) {
 				t.Errorf("Visit: %v", err)
 			}
@@ -604,7 +616,9 @@ func TestBoundsArrivalServer(t *testing.T) {
 func arrivalServer(t *testing.T) (addr string, arrivals func() []arrival) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBoundsArrivalServer$")
-	cmd.Env = append(os.Environ(), arrivalServerEnv+"=1")
+	// The race detector's runtime sleeps a second at exit by default
+	// (atexit_sleep_ms); the server has nothing to report late.
+	cmd.Env = append(os.Environ(), arrivalServerEnv+"=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
