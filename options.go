@@ -88,6 +88,7 @@ type config struct {
 	redirect         RedirectHandler // the user's redirect handler, run after ours
 	redirectSet      bool
 	now              func() time.Time // injectable clock
+	leaseMargin      time.Duration    // leaseMargin; tests shorten it
 	backend          backend.Backend  // shared state; nil: the Extension's own
 	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
 
@@ -104,6 +105,7 @@ func newConfig(opts []Option) *config {
 		cacheMemory:      defaultCacheMemory,
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
+		leaseMargin:      leaseMargin,
 	}
 	for _, o := range opts {
 		if o != nil {

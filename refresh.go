@@ -145,7 +145,7 @@ func (e *Extension) refreshShared(ctx context.Context, b backend.Backend, o orig
 	// most as long as an honest holder's fetch can take; past that, the
 	// lease is treated as a Backend failure and robots.txt is fetched
 	// locally, so that no request waits on a lease that never resolves.
-	giveUp := time.Now().Add(e.cfg.timeout + leaseMargin)
+	giveUp := time.Now().Add(e.cfg.timeout + e.cfg.leaseMargin)
 	poll := pollFirst // backs off across leases too
 	for {
 		rec, err := b.Load(ctx, key)
@@ -251,7 +251,7 @@ func (e *Extension) leaseTTL(b backend.Backend) time.Duration {
 	if _, ok := b.(backend.LeaseRenewer); ok {
 		return leaseShort
 	}
-	return e.cfg.timeout + leaseMargin
+	return e.cfg.timeout + e.cfg.leaseMargin
 }
 
 // renewWhileFetching renews lease every leaseShort/3 until the returned
