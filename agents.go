@@ -135,14 +135,15 @@ func lowerASCII(dst []byte, s string) []byte {
 }
 
 // Groups returns the lines of the user-agent records that start the groups
-// applying to userAgent, and whether they name userAgent (true) or are the
-// "*" groups used as a fallback (false). No lines means no group applies and
-// everything is allowed.
-func (p *Policy) Groups(userAgent string) (lines []int, specific bool) {
+// applying to the product token token (see ProductToken and ValidToken),
+// and whether they name it (true) or are the "*" groups used as a fallback
+// (false), as they are for any string that is not a product token. No
+// lines means no group applies and everything is allowed.
+func (p *Policy) Groups(token string) (lines []int, specific bool) {
 	if p == nil {
 		return nil, false
 	}
-	sel, specific := p.groupsFor(userAgent)
+	sel, specific := p.groupsFor(token)
 	for i := range sel.n {
 		lines = append(lines, int(p.groups[p.groupAt(sel, i)].line))
 	}

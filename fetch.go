@@ -193,25 +193,34 @@ func RobotsURL(rawURL string) (string, error) {
 	return o.robotsURL(), nil
 }
 
-// Verdict decides rawURL (an absolute URL or a path) for userAgent from
-// this answer, with RFC 9309's outcome table: OK obeys Policy, unavailable
-// allows, unauthorized disallows, unreachable follows mode. /robots.txt
-// itself is always allowed and non-http(s) URLs are not governed. For an
-// allowed URL, Verdict.Usage holds the usage preferences Policy states.
-func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
+// Verdict decides rawURL (an absolute URL or a path) for the crawler whose
+// product token is token (such as "FooBot", not "FooBot/1.0" nor a whole
+// User-Agent: see ProductToken) from this answer, with RFC 9309's outcome
+// table: OK obeys Policy, unavailable allows, unauthorized disallows,
+// unreachable follows mode. /robots.txt itself is always allowed and
+// non-http(s) URLs are not governed. For an allowed URL, Verdict.Usage
+// holds the usage preferences Policy states. A token that is not a product
+// token is still matched as given (the "*" groups decide) and the
+// Verdict's TokenErr says so.
+func (r *Robots) Verdict(token, rawURL string, mode FailMode) (v Verdict) {
+	defer func() {
+		if !isBareToken(token) && token != "*" {
+			v.TokenErr = ValidToken(token)
+		}
+	}()
 	path, ok := pathOfRaw(rawURL)
 	if !ok {
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}
 	}
 	if r == nil {
-		return decide(OutcomeUnreachable, nil, userAgent, path, mode, nil)
+		return decide(OutcomeUnreachable, nil, token, path, mode, nil)
 	}
-	v := decide(r.Outcome, r.Policy, userAgent, path, mode, r.Err)
+	v = decide(r.Outcome, r.Policy, token, path, mode, r.Err)
 	if v.Reason == ReasonUnreachable && !v.Allowed {
 		v.RetryAt = r.Expires
 	}
 	if v.Allowed && r.Outcome == OutcomeOK && r.Policy != nil && len(r.Policy.usageLines) > 0 {
-		v.Usage = r.Policy.usageSel(r.Policy.selectGroups(userAgent), path)
+		v.Usage = r.Policy.usageSel(r.Policy.selectGroups(token), path)
 	}
 	return v
 }

@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,6 +231,12 @@ func FuzzCheck(f *testing.F) {
 		if got.Allowed != allowed || got.Line != line {
 			t.Fatalf("Check(%q, %q) = %+v; naive says allowed=%v line=%d\nrobots.txt: %q", ua, rawURL, got, allowed, line, robots)
 		}
+		// A string that is not a product token is decided as given and
+		// said to be one in TokenErr; the hook's checks never set it.
+		if (got.TokenErr != nil) != (ValidToken(ua) != nil) || got.TokenErr != nil && !errors.Is(got.TokenErr, ErrNotProductToken) {
+			t.Fatalf("Check(%q, …).TokenErr = %v; ValidToken says %v", ua, got.TokenErr, ValidToken(ua))
+		}
+		got.TokenErr = nil
 		// The hook's form: groups resolved once per token, then checkSel.
 		if sel := p.checkSel(p.selectGroups(ua), requestPath(rawURL)); sel != got {
 			t.Fatalf("checkSel(selectGroups(%q), %q) = %+v; Check says %+v\nrobots.txt: %q", ua, rawURL, sel, got, robots)

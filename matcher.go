@@ -195,27 +195,34 @@ func (b best) prio() int32 { return int32(b.prec>>33) - 1 }
 func (b best) line() int32 { return int32(^uint32(b.prec)) }
 func (b best) allow() bool { return b.prec&(1<<32) != 0 }
 
-// Check decides whether the crawler whose product token is userAgent (such as
-// "FooBot") may fetch rawURL, an absolute URL or a path with an optional
-// ?query. Only the path and query are compared; the fragment is ignored. The
-// URL is not decoded; octets outside US-ASCII are percent-encoded first.
+// Check decides whether the crawler whose product token is token (such as
+// "FooBot", not "FooBot/1.0" nor a whole User-Agent: see ProductToken) may
+// fetch rawURL, an absolute URL or a path with an optional ?query. Only the
+// path and query are compared; the fragment is ignored. The URL is not
+// decoded; octets outside US-ASCII are percent-encoded first. A token that
+// is not a product token is still matched as given (it names no group, so
+// the "*" groups decide) and the Verdict's TokenErr says so.
 //
-// Check does not allocate for URLs of up to 512 bytes after encoding. The
-// first question that needs a group builds the group's index.
-func (p *Policy) Check(userAgent, rawURL string) (v Verdict) {
+// Check does not allocate for URLs of up to 512 bytes after encoding and a
+// valid token. The first question that needs a group builds the group's
+// index.
+func (p *Policy) Check(token, rawURL string) (v Verdict) {
 	path, ready := pathSpan(rawURL)
 	if !ready {
 		var buf [pathBufSize]byte
 		path = bytesString(finishPath(buf[:0], path))
 	}
-	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, 0))
+	p.verdict(&v, p.decide(p.selectGroups(token), path, 0))
+	if !isBareToken(token) && token != "*" {
+		v.TokenErr = ValidToken(token)
+	}
 	return v
 }
 
 // checkPath decides for path, already in the form requestPath returns. It
 // does not keep path, which may be backed by the caller's stack buffer.
-func (p *Policy) checkPath(userAgent, path string) (v Verdict) {
-	p.verdict(&v, p.decide(p.selectGroups(userAgent), path, 0))
+func (p *Policy) checkPath(token, path string) (v Verdict) {
+	p.verdict(&v, p.decide(p.selectGroups(token), path, 0))
 	return v
 }
 

@@ -598,18 +598,20 @@ func seconds(f float64) time.Duration {
 	return time.Duration(f * float64(time.Second))
 }
 
-// CrawlDelay returns the pause the file asks userAgent to leave between
-// requests: the slowest of the Crawl-delay values and Request-rate intervals
-// written for it, and whether there was any. A Crawl-delay line applies to the
+// CrawlDelay returns the pause the file asks the crawler whose product
+// token is token (such as "FooBot", not "FooBot/1.0" nor a whole
+// User-Agent: see ProductToken and ValidToken) to leave between requests:
+// the slowest of the Crawl-delay values and Request-rate intervals written
+// for it, and whether there was any. A Crawl-delay line applies to the
 // user-agent lines directly above it. An agent named anywhere in the file
-// takes only its own delays, as it takes only its own rules; any other agent
-// takes the "*" delays.
-func (p *Policy) CrawlDelay(userAgent string) (time.Duration, bool) {
+// takes only its own delays, as it takes only its own rules; any other
+// agent, and any string that is not a product token, takes the "*" delays.
+func (p *Policy) CrawlDelay(token string) (time.Duration, bool) {
 	if p == nil {
 		return 0, false
 	}
-	if _, specific := p.findAgent(userAgent); specific {
-		d, ok := lookupAgent(p.delays, userAgent)
+	if _, specific := p.findAgent(token); specific {
+		d, ok := lookupAgent(p.delays, token)
 		return d, ok
 	}
 	return p.globalDelay, p.globalDelay > 0

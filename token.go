@@ -40,7 +40,7 @@ func (e *Extension) token() string {
 	if d := e.id.cur.Load(); d != nil && d.ua == ua {
 		return d.token
 	}
-	t := tokenFromUserAgent(ua)
+	t, _ := ProductToken(ua)
 	switch {
 	case ua == "":
 		t = "robotsext"

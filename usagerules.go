@@ -162,13 +162,15 @@ func (p *Policy) usageOfGroup(g int32) []usageRule {
 }
 
 // Usage returns the AI usage preferences robots.txt states for the crawler
-// whose product token is userAgent at rawURL (as Check reads it): the
+// whose product token is token (see ProductToken; a string that is not a
+// product token gets the "*" groups' preferences, and ValidToken says so)
+// at rawURL (as Check reads it): the
 // Content-Usage lines (draft-ietf-aipref-attach) and Content-Signal lines
 // of the groups Check would choose, with the longest matching path
 // deciding and conflicts on one path resolved to the most restrictive.
 // Preferences concern only what may be crawled: a URL Check disallows has
 // none. A nil Policy states nothing.
-func (p *Policy) Usage(userAgent, rawURL string) Usage {
+func (p *Policy) Usage(token, rawURL string) Usage {
 	if p == nil || len(p.usageLines) == 0 {
 		return Usage{}
 	}
@@ -177,7 +179,7 @@ func (p *Policy) Usage(userAgent, rawURL string) Usage {
 		var buf [pathBufSize]byte
 		path = bytesString(finishPath(buf[:0], path))
 	}
-	sel := p.selectGroups(userAgent)
+	sel := p.selectGroups(token)
 	var v Verdict
 	p.verdict(&v, p.decide(sel, path, 0))
 	if !v.Allowed {

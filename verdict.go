@@ -152,4 +152,13 @@ type Verdict struct {
 	// Content-Usage header. Extension.Check fills it for allowed URLs;
 	// the request hook only with WithPurpose; Policy.Check never.
 	Usage Usage
+	// TokenErr is non-nil when Policy.Check or Robots.Verdict was given a
+	// string that is not a robots.txt product token, such as "MyBot/1.0"
+	// or a whole User-Agent: a *TokenError wrapping ErrNotProductToken,
+	// naming the token ProductToken finds in it. The decision above is
+	// still the one for the string as given, as Google's reference
+	// matcher makes it; no user-agent line names such a string, so it is
+	// the "*" groups' decision, which may refuse what the crawler's own
+	// group allows. The Extension's own checks always pass a token.
+	TokenErr error
 }

@@ -132,6 +132,9 @@ func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, 
 	if len(args) == 0 {
 		return usageError{"no command given"}
 	}
+	if err := robotsext.ValidToken(agent); err != nil {
+		return usageError{"-agent: " + err.Error()}
+	}
 	cmd, rest := args[0], args[1:]
 	want := 1
 	if cmd == "list" {

@@ -82,6 +82,8 @@ func TestCommands(t *testing.T) {
 			nil, `nothing was ever stored under prefix "crawl2:"`, nil},
 		{"redis down", []string{"-redis", closedAddr, "-timeout", "500ms", "list"}, 2,
 			nil, "cannot reach Redis at " + closedAddr, nil},
+		{"agent given as a User-Agent", []string{"-prefix", "crawl1:", "-agent", "FooBot/1.0", "list"}, 2,
+			nil, `the token it names is "FooBot"`, nil},
 		{"no command", nil, 2, nil, "no command given", nil},
 		{"unknown command", []string{"drop"}, 2, nil, `unknown command "drop"`, nil},
 		{"missing argument", []string{"show"}, 2, nil, "show takes 1 argument(s), got 0", nil},
