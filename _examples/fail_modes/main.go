@@ -8,12 +8,16 @@ package main
 import (
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext"
 )
+
+const userAgent = "DemoBot/1.0 (+https://example.com/bot)"
 
 func main() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -26,16 +30,26 @@ func main() {
 	}))
 	defer site.Close()
 
+	fmt.Printf("Crawling %s as %q.\n", site.URL, userAgent)
+	fmt.Println("Its robots.txt answers 503 Service Unavailable with Retry-After: 120.")
+	fmt.Println()
 	for _, mode := range []robotsext.FailMode{robotsext.FailClosed, robotsext.FailOpen} {
-		fmt.Printf("== %s: robots.txt answers 503\n", mode)
-		c := colly.NewCollector()
-		ext := robotsext.Apply(c, robotsext.WithFailMode(mode))
+		fmt.Printf("== WithFailMode(%s)\n", mode)
+		c := colly.NewCollector(colly.UserAgent(userAgent))
+		// The Extension logs the failed fetch at Warn; this report prints
+		// the same facts from the Verdict instead. A real crawler keeps the
+		// default logger (or passes its own).
+		ext := robotsext.Apply(c, robotsext.WithFailMode(mode), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+		var cause error
+		var retryAt time.Time
 		ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 			fmt.Printf("BLOCKED  %-12s %s\n", r.URL.Path, v.Reason)
+			cause, retryAt = v.Err, v.RetryAt
 		})
 		c.OnResponse(func(r *colly.Response) {
 			fmt.Printf("FETCHED  %-12s %d\n", r.Request.URL.Path, r.StatusCode)
 		})
+		start := time.Now()
 		for _, p := range []string{"/", "/news", "/contact"} {
 			if err := c.Visit(site.URL + p); err != nil {
 				log.Printf("visit: %v", err)
@@ -43,7 +57,14 @@ func main() {
 		}
 		c.Wait()
 		st := ext.Stats()
-		fmt.Printf("robots.txt fetches: %d unreachable (retried after a backoff, not per request)\n\n",
+		fmt.Printf("robots.txt requests: %d (answered unreachable; asked again after the backoff or Retry-After, not per page)\n",
 			st.Fetches[robotsext.OutcomeUnreachable])
+		if cause != nil {
+			fmt.Printf("why blocked: %v\n", cause)
+			fmt.Printf("next robots.txt attempt: in %v (Verdict.RetryAt, from Retry-After)\n", retryAt.Sub(start).Round(time.Second))
+		} else {
+			fmt.Println("why fetched: fail-open treats an unreachable robots.txt as \"allow everything\"")
+		}
+		fmt.Println()
 	}
 }

@@ -183,11 +183,17 @@ func main() {
 		mu.Lock()
 		decided := len(lines) - before
 		mu.Unlock()
-		rounds = append(rounds, fmt.Sprintf("  round %d at %v: %d URLs queued, %d fetched or blocked",
-			round, at, queued, decided))
+		// The rest were skipped by Colly: links to pages it had already
+		// visited (every page links to the others), not robots.txt refusals.
+		line := fmt.Sprintf("  round %d at %v: %d URLs queued, %d fetched or blocked", round, at, queued, decided)
+		if skipped := queued - decided; skipped > 0 {
+			line += fmt.Sprintf(", %d skipped by Colly as already visited", skipped)
+		}
+		rounds = append(rounds, line)
 	}
 
-	fmt.Println("The queue, run in rounds until no link is left (Colly skips URLs it has visited):")
+	fmt.Println("The queue, run in rounds until no link is left; the last round finds only links to")
+	fmt.Println("pages already crawled, which Colly skips, and queues nothing new:")
 	for _, r := range rounds {
 		fmt.Println(r)
 	}

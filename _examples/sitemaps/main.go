@@ -36,7 +36,7 @@ func main() {
 	c := colly.NewCollector()
 	ext := robotsext.Apply(c)
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
-		fmt.Printf("BLOCKED  %-22s %s (line %d)\n", r.URL.Path, v.Reason, v.Line)
+		fmt.Printf("BLOCKED  %-22s %s (line %d: %q)\n", r.URL.Path, v.Reason, v.Line, v.Rule)
 	})
 	c.OnXML("//urlset/url/loc", func(e *colly.XMLElement) {
 		_ = e.Request.Visit(strings.TrimSpace(e.Text))
