@@ -551,9 +551,12 @@ func crawlContext(t *testing.T) context.Context {
 // before or after Apply.
 func TestCrawlDelayEndToEnd(t *testing.T) {
 	t.Parallel()
-	const cd = 300 * time.Millisecond
+	// Real time: Colly's LimitRule sleeps on the wall clock, and the
+	// subject is how its waits and the Extension's add up. The delays are
+	// kept short (yet far above the arrival slack) for the suite's sake.
+	const cd = 150 * time.Millisecond
 	catchAll := func() *colly.LimitRule { return &colly.LimitRule{DomainGlob: "*", Parallelism: 4} }
-	slowCatchAll := func() *colly.LimitRule { return &colly.LimitRule{DomainGlob: "*", Delay: 500 * time.Millisecond} }
+	slowCatchAll := func() *colly.LimitRule { return &colly.LimitRule{DomainGlob: "*", Delay: 250 * time.Millisecond} }
 	tests := []struct {
 		name          string
 		robots        string
@@ -564,27 +567,27 @@ func TestCrawlDelayEndToEnd(t *testing.T) {
 		first, gap    time.Duration // robots.txt → first page (the capped robots.txt delay); page → page
 		clamped       uint64
 	}{
-		{name: "Crawl-delay, sync", robots: "User-agent: *\nCrawl-delay: 0.3\n",
+		{name: "Crawl-delay, sync", robots: "User-agent: *\nCrawl-delay: 0.15\n",
 			pages: 3, first: cd, gap: cd},
-		{name: "Crawl-delay, async", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+		{name: "Crawl-delay, async", robots: "User-agent: *\nCrawl-delay: 0.15\n", async: true,
 			pages: 3, first: cd, gap: cd},
-		{name: "Request-rate 1/1s, async", robots: "User-agent: colly\nRequest-rate: 1/1s\n", async: true,
-			pages: 2, first: time.Second, gap: time.Second},
-		{name: "user catch-all registered before Apply", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+		{name: "Request-rate 5/1s, async", robots: "User-agent: colly\nRequest-rate: 5/1s\n", async: true,
+			pages: 2, first: 200 * time.Millisecond, gap: 200 * time.Millisecond},
+		{name: "user catch-all registered before Apply", robots: "User-agent: *\nCrawl-delay: 0.15\n", async: true,
 			before: catchAll, pages: 3, first: cd, gap: cd},
-		{name: "user catch-all registered after Apply", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true,
+		{name: "user catch-all registered after Apply", robots: "User-agent: *\nCrawl-delay: 0.15\n", async: true,
 			after: catchAll, pages: 3, first: cd, gap: cd},
-		{name: "slower user rule before Apply wins, sync", robots: "User-agent: *\nCrawl-delay: 0.2\n",
-			before: slowCatchAll, pages: 3, first: 200 * time.Millisecond, gap: 500 * time.Millisecond},
-		{name: "slower user rule after Apply wins, async", robots: "User-agent: *\nCrawl-delay: 0.2\n", async: true,
-			after: slowCatchAll, pages: 3, first: 200 * time.Millisecond, gap: 500 * time.Millisecond},
+		{name: "slower user rule before Apply wins, sync", robots: "User-agent: *\nCrawl-delay: 0.1\n",
+			before: slowCatchAll, pages: 3, first: 100 * time.Millisecond, gap: 250 * time.Millisecond},
+		{name: "slower user rule after Apply wins, async", robots: "User-agent: *\nCrawl-delay: 0.1\n", async: true,
+			after: slowCatchAll, pages: 3, first: 100 * time.Millisecond, gap: 250 * time.Millisecond},
 		{name: "delay above the cap is clamped", robots: "User-agent: *\nCrawl-delay: 3600\n", async: true,
 			opts:  func(string) []Option { return []Option{WithMaxCrawlDelay(cd)} },
 			pages: 3, first: cd, gap: cd, clamped: 1},
-		{name: "override host keeps its Crawl-delay", robots: "User-agent: *\nDisallow: /\nCrawl-delay: 0.3\n", async: true,
+		{name: "override host keeps its Crawl-delay", robots: "User-agent: *\nDisallow: /\nCrawl-delay: 0.15\n", async: true,
 			opts:  func(host string) []Option { return []Option{WithOverride(host)} },
 			pages: 3, first: cd, gap: cd},
-		{name: "IPv6 literal with port", robots: "User-agent: *\nCrawl-delay: 0.3\n", async: true, ipv6: true,
+		{name: "IPv6 literal with port", robots: "User-agent: *\nCrawl-delay: 0.15\n", async: true, ipv6: true,
 			pages: 2, first: cd, gap: cd},
 	}
 	for _, tt := range tests {
