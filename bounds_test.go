@@ -762,7 +762,10 @@ func TestBoundsLocalErrors(t *testing.T) {
 			t.Cleanup(srv.Close)
 			fail := &localFailures{next: wireTo(t, srv), errno: tt.errno}
 			fail.left.Store(tt.failures)
-			cr := newCrawler(t, srv, false, append(slices.Clone(tt.opts), WithHTTPClient(&http.Client{Transport: fail}))...)
+			// The waits between tries are not the subject (how many tries,
+			// and what becomes of the request, are): 1 ms, not 100 ms.
+			fast := func(c *config) { c.localRetryWait = time.Millisecond }
+			cr := newCrawler(t, srv, false, append(slices.Clone(tt.opts), WithHTTPClient(&http.Client{Transport: fail}), fast)...)
 			var blocked blockLog
 			cr.ext.OnBlocked(blocked.record)
 

@@ -89,6 +89,7 @@ type config struct {
 	redirectSet      bool
 	now              func() time.Time // injectable clock
 	leaseMargin      time.Duration    // leaseMargin; tests shorten it
+	localRetryWait   time.Duration    // localRetryWait; tests shorten it
 	backend          backend.Backend  // shared state; nil: the Extension's own
 	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
 
@@ -106,6 +107,7 @@ func newConfig(opts []Option) *config {
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
 		leaseMargin:      leaseMargin,
+		localRetryWait:   localRetryWait,
 	}
 	for _, o := range opts {
 		if o != nil {

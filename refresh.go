@@ -58,7 +58,7 @@ func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
 	}
 	e.stats.misses.Add(1)
 	key := o.String()
-	wait := localRetryWait
+	wait := e.cfg.localRetryWait
 	for try := 0; ; {
 		ch := e.flights.DoChan(key, func() (any, error) { return e.refresh(ctx, o) })
 		var res resultOf
