@@ -20,12 +20,14 @@ var ErrNotProductToken = errors.New("robotsext: not a robots.txt product token")
 
 // TokenError is the error ValidToken returns and Verdict.TokenErr holds
 // for a string that is not a product token; it wraps ErrNotProductToken.
+// It is a comparable value, so two Verdicts for the same question compare
+// equal; get it with errors.As into a TokenError.
 type TokenError struct {
 	Given string // the string as given
 	Token string // the token ProductToken finds in it; "" when it names no crawler
 }
 
-func (e *TokenError) Error() string {
+func (e TokenError) Error() string {
 	if e.Token == "" {
 		return fmt.Sprintf("robotsext: %q is not a robots.txt product token and names no crawler; only \"User-agent: *\" groups apply to it", e.Given)
 	}
@@ -33,12 +35,12 @@ func (e *TokenError) Error() string {
 }
 
 // Unwrap returns ErrNotProductToken.
-func (e *TokenError) Unwrap() error { return ErrNotProductToken }
+func (e TokenError) Unwrap() error { return ErrNotProductToken }
 
 // ValidToken returns nil when token is a robots.txt product token as RFC
 // 9309 §2.2.1 defines it: one or more letters, '-' and '_' ("MyBot",
 // "Googlebot-Image"), or "*". Anything else ("MyBot/1.0", "MyBot 1.0", a
-// whole User-Agent, "") gets a *TokenError wrapping ErrNotProductToken
+// whole User-Agent, "") gets a TokenError wrapping ErrNotProductToken
 // that names the token ProductToken finds in it. Policy.Check and
 // Robots.Verdict report the same error in Verdict.TokenErr; call
 // ValidToken before Policy.CrawlDelay or Policy.Groups when the token
@@ -48,7 +50,7 @@ func ValidToken(token string) error {
 		return nil
 	}
 	t, _ := ProductToken(token)
-	return &TokenError{Given: token, Token: t}
+	return TokenError{Given: token, Token: t}
 }
 
 // ProductToken returns the product token a crawler sending the User-Agent

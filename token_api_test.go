@@ -14,7 +14,7 @@ const tokenMisuseRobots = "User-agent: *\nDisallow: /\nCrawl-delay: 9\n\nUser-ag
 // TestTokenMisuseIsLoud: Policy.Check and Robots.Verdict given a version
 // or a whole User-Agent instead of the product token keep the reference
 // decision for the string as given (the "*" group's refusal) but say so in
-// Verdict.TokenErr, a *TokenError wrapping ErrNotProductToken that names
+// Verdict.TokenErr, a TokenError wrapping ErrNotProductToken that names
 // the token ProductToken finds; that token, passed instead, gets MyBot's
 // own group. ValidToken agrees, and CrawlDelay answers "*" for the
 // misused string.
@@ -51,9 +51,9 @@ func TestTokenMisuseIsLoud(t *testing.T) {
 					}
 					continue
 				}
-				var te *TokenError
+				var te TokenError
 				if !errors.Is(v.TokenErr, ErrNotProductToken) || !errors.As(v.TokenErr, &te) || te.Given != tt.given || te.Token != tt.derived {
-					t.Errorf("TokenErr = %#v; want a *TokenError for %q naming %q", v.TokenErr, tt.given, tt.derived)
+					t.Errorf("TokenErr = %#v; want a TokenError for %q naming %q", v.TokenErr, tt.given, tt.derived)
 				}
 			}
 			if err := ValidToken(tt.given); (err != nil) != tt.misuse {

@@ -154,7 +154,7 @@ type Verdict struct {
 	Usage Usage
 	// TokenErr is non-nil when Policy.Check or Robots.Verdict was given a
 	// string that is not a robots.txt product token, such as "MyBot/1.0"
-	// or a whole User-Agent: a *TokenError wrapping ErrNotProductToken,
+	// or a whole User-Agent: a TokenError wrapping ErrNotProductToken,
 	// naming the token ProductToken finds in it. The decision above is
 	// still the one for the string as given, as Google's reference
 	// matcher makes it; no user-agent line names such a string, so it is
