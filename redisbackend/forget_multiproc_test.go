@@ -105,7 +105,7 @@ func startRole(t *testing.T, role, redisAddr, site string) *roleProcess {
 	t.Helper()
 	p := &roleProcess{role: role, lines: make(chan string, 64)}
 	p.cmd = exec.Command(os.Args[0], "-test.run=^TestForgetWorkerProcess$")
-	p.cmd.Env = append(os.Environ(), envForgetRole+"="+role, envRedis+"="+redisAddr, envSites+"="+site)
+	p.cmd.Env = append(os.Environ(), envForgetRole+"="+role, envRedis+"="+redisAddr, envSites+"="+site, noRaceExitSleep())
 	p.cmd.Stderr = &p.stderr
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
