@@ -35,6 +35,7 @@ type Extension struct {
 	cache   *lru
 	flights singleflight.Group // one robots.txt fetch per origin at a time
 	pacer   *pacer
+	pauses  hostPauses // the hosts that asked for less (backoff.go)
 	stats   counters
 	id      identity // the product token, derived once per User-Agent
 
@@ -273,6 +274,7 @@ func (e *Extension) Stats() Stats {
 	s.BackendAnomalies = e.pacer.nanomalies.Load()
 	s.HeldNow = e.held.Load()
 	s.Fallback = e.cfg.backend != nil && !e.backendUp()
+	e.pauses.stats(&s)
 	return s
 }
 

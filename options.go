@@ -90,6 +90,11 @@ type config struct {
 	now              func() time.Time // injectable clock
 	backend          backend.Backend  // shared state; nil: the Extension's own
 
+	// The back-off (backoff.go): the first pause without Retry-After, its
+	// cap, the bound of a request's wait (0: the defaults), and off.
+	backoffBase, backoffMax, backoffWait time.Duration
+	backoffOff                           bool
+
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
 	maxCrawlDelay time.Duration

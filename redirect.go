@@ -219,6 +219,7 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.ended(e.context(), resp.Request)
+		e.backoffFailed(resp.Request)
 	}
 	var d *DeferredRedirectError
 	if !errors.As(err, &d) {
