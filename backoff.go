@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,8 +42,9 @@ const (
 	DefaultBackoffWait = 5 * time.Minute
 	// ServerErrorRun is how many 5xx answers other than 503 (500, 502,
 	// 504, …) a host must give in a row, with no other answer between
-	// them, to be paused. One broken URL among working ones never makes a
-	// run: each good answer starts the count again.
+	// them and for two URLs at least, to be paused. One broken URL never
+	// makes a run: among working ones, each good answer starts the count
+	// again, and a retry loop on it alone counts one URL.
 	ServerErrorRun = 3
 )
 
@@ -136,6 +138,8 @@ type hostPauses struct {
 type hostBackoff struct {
 	st      pause.State[any]
 	run     int           // 5xx answers in a row while Healthy
+	runURL  string        // the URL of the run's first answer
+	mixed   bool          // the run holds answers for two URLs or more
 	cause   PauseCause    // the latest pause's
 	waiting int           // requests waiting for the host now
 	changed chan struct{} // closed when a probe is answered; nil until someone waits
@@ -163,11 +167,12 @@ func isOverload(status int) bool {
 	return status == http.StatusTooManyRequests || (status >= 500 && status <= 599)
 }
 
-// backoffAnswer reads the answer to request tok (its final URL u's host
-// answered status, with Retry-After ra). It is called from the
+// backoffAnswer reads the answer to request tok: its final URL u's host
+// answered status, with Retry-After ra. It is called from the
 // OnResponseHeaders hook; a good answer from a host without a state costs
 // one atomic load.
-func (e *Extension) backoffAnswer(tok any, host string, status int, ra string) {
+func (e *Extension) backoffAnswer(tok any, u *url.URL, status int, ra string) {
+	host := u.Host
 	b := &e.pauses
 	if e.cfg.backoffOff || (!isOverload(status) && b.active.Load() == 0) {
 		return
@@ -179,17 +184,23 @@ func (e *Extension) backoffAnswer(tok any, host string, status int, ra string) {
 		// A probe redirected to another host: its own host answered
 		// with a redirect, which is no overload.
 		delete(b.probes, tok)
-		if h := b.hosts[pk]; h != nil && h.st.Answered(now, tok) {
-			b.dropLocked(pk, h)
+		if h := b.hosts[pk]; h != nil {
+			if h.st.Answered(now, tok) {
+				b.dropLocked(pk, h)
+			} else if h.st.Phase != pause.Probing {
+				b.wakeLocked(h)
+			}
 		}
 	}
 	delete(b.probes, tok)
 	h := b.hosts[key]
 	if !isOverload(status) {
 		if h != nil {
-			h.run = 0
+			h.run, h.runURL, h.mixed = 0, "", false
 			if h.st.Answered(now, tok) {
 				b.dropLocked(key, h)
+			} else if h.st.Phase != pause.Probing {
+				b.wakeLocked(h) // the probe was answered: its waiters go on
 			}
 		}
 		b.mu.Unlock()
@@ -211,8 +222,16 @@ func (e *Extension) backoffAnswer(tok any, host string, status int, ra string) {
 		cause = PauseUnavailable
 	default:
 		if h.st.Phase == pause.Healthy {
+			// A run needs two URLs at least: a retry loop on one broken
+			// URL is that URL's failure, not the host's.
+			us := u.String()
+			if h.run == 0 {
+				h.runURL = us
+			} else if us != h.runURL {
+				h.mixed = true
+			}
 			h.run++
-			if h.run < ServerErrorRun {
+			if h.run < ServerErrorRun || !h.mixed {
 				b.mu.Unlock()
 				return
 			}
@@ -258,7 +277,7 @@ func (e *Extension) pauseHost(host, key string, cause PauseCause, status int, ra
 	}
 	d, started, capped := h.st.Signal(now, after, base, limit)
 	if started {
-		h.run = 0
+		h.run, h.runURL, h.mixed = 0, "", false
 		h.cause = cause
 		b.wakeLocked(h) // a failed probe: its waiters see the new pause
 	}

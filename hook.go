@@ -151,7 +151,7 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 		if resp.Headers != nil {
 			ra = resp.Headers.Get("Retry-After")
 		}
-		e.backoffAnswer(resp.Request, resp.Request.URL.Host, resp.StatusCode, ra)
+		e.backoffAnswer(resp.Request, resp.Request.URL, resp.StatusCode, ra)
 	}
 	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
 		return
