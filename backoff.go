@@ -64,8 +64,9 @@ const (
 	PauseProbeFailed
 )
 
-// String names the cause: "429", "503", "5xx-run" or "probe-failed", the
-// labels the metric adapters use.
+// String names the cause: "429", "503", "5xx_run" or "probe_failed",
+// short and stable, the label values the metrics adapters use; a cause
+// this version does not define is "cause_N".
 func (c PauseCause) String() string {
 	switch c {
 	case PauseTooManyRequests:
@@ -73,11 +74,17 @@ func (c PauseCause) String() string {
 	case PauseUnavailable:
 		return "503"
 	case PauseServerErrors:
-		return "5xx-run"
+		return "5xx_run"
 	case PauseProbeFailed:
-		return "probe-failed"
+		return "probe_failed"
 	}
-	return "unknown"
+	return "cause_" + strconv.Itoa(int(c))
+}
+
+// PauseCauses returns every PauseCause this version defines, in order:
+// the metrics adapters report each from the start.
+func PauseCauses() []PauseCause {
+	return []PauseCause{PauseTooManyRequests, PauseUnavailable, PauseServerErrors, PauseProbeFailed}
 }
 
 // maxPauseCauses bounds the causes counted; PauseCause defines fewer.
