@@ -50,6 +50,11 @@ const (
 	// MaxFirstGap bounds the first spacing of the recovery, which is a
 	// quarter of the pause that ended.
 	MaxFirstGap = 5 * time.Second
+	// StaleAfter is how long a state may lie idle past its Next time
+	// (no request asked, no answer came) before its keeper drops it: the
+	// host is then treated as in good health, and memory stays bounded by
+	// the hosts that asked for less lately.
+	StaleAfter = 5 * time.Minute
 )
 
 // State is one host's back-off. The zero value is Healthy. T is the type
@@ -182,4 +187,22 @@ func (s *State[T]) Next(now time.Time) time.Time {
 		}
 	}
 	return now
+}
+
+// Stale reports whether the state has lain idle for StaleAfter past the
+// latest time it named (the pause's end, the probe's expiry, the latest
+// recovering start), so that its keeper may drop it.
+func (s *State[T]) Stale(now time.Time) bool {
+	var end time.Time
+	switch s.Phase {
+	case Healthy:
+		return true
+	case Paused:
+		end = s.Until
+	case Probing:
+		end = s.ProbeUntil
+	case Recovering:
+		end = s.Last.Add(s.Gap)
+	}
+	return !now.Before(end.Add(StaleAfter))
 }
