@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/pause"
 )
 
@@ -131,6 +132,15 @@ type hostPauses struct {
 	mu     sync.Mutex
 	hosts  map[string]*hostBackoff // by hostKey; guarded by mu
 	probes map[any]string          // probe token → its host key; guarded by mu
+	tokens map[any]fleetToken      // request → its token in the Pauser; guarded by mu
+
+	// The fleet's back-off (backofffleet.go): the Backend's Pauser, nil
+	// without one; set by Apply and only read after.
+	pauser    backend.Pauser
+	tokPrefix string
+	tokSeq    atomic.Uint64
+	pollDue   atomic.Int64 // Extension clock (UnixNano) when Paused is due
+	sweptAt   time.Time    // guarded by mu; the latest sweep of stale states
 
 	// counters, read by Stats.
 	pauses             [maxPauseCauses]atomic.Uint64
@@ -150,6 +160,12 @@ type hostBackoff struct {
 	cause   PauseCause    // the latest pause's
 	waiting int           // requests waiting for the host now
 	changed chan struct{} // closed when a probe is answered; nil until someone waits
+
+	// fleet reports that the host's state is the Backend's (a Pauser):
+	// st then only mirrors it (Paused while the fleet's state lasts), and
+	// fleetUntil is the pause's end as the Backend last said.
+	fleet      bool
+	fleetUntil time.Time
 }
 
 // backoffLimits returns the settled back-off options: the first pause
@@ -202,6 +218,13 @@ func (e *Extension) backoffAnswer(tok any, u *url.URL, status int, ra string) {
 	delete(b.probes, tok)
 	h := b.hosts[key]
 	if !isOverload(status) {
+		if h != nil && h.fleet {
+			ft := b.tokens[tok]
+			delete(b.tokens, tok)
+			b.mu.Unlock()
+			e.fleetAnswered(key, ft.tok)
+			return
+		}
 		if h != nil {
 			h.run, h.runURL, h.mixed = 0, "", false
 			if h.st.Answered(now, tok) {
@@ -214,13 +237,9 @@ func (e *Extension) backoffAnswer(tok any, u *url.URL, status int, ra string) {
 		return
 	}
 	if h == nil {
-		h = &hostBackoff{}
-		if b.hosts == nil {
-			b.hosts = make(map[string]*hostBackoff)
-		}
-		b.hosts[key] = h
-		b.active.Add(1)
+		h = b.stateLocked(key, now)
 	}
+	delete(b.tokens, tok)
 	cause := PauseServerErrors
 	switch status {
 	case http.StatusTooManyRequests:
@@ -272,24 +291,23 @@ func (e *Extension) pauseHost(host, key string, cause PauseCause, status int, ra
 	base, limit, _ := e.cfg.backoffLimits()
 	base = max(base, min(e.pacer.delayOf(host), limit)) // at least the Crawl-delay
 	after, given := parseRetryAfter(ra, now)
-	b.mu.Lock()
-	h := b.hosts[key]
-	if h == nil {
-		h = &hostBackoff{}
-		if b.hosts == nil {
-			b.hosts = make(map[string]*hostBackoff)
+	d, started, capped, fleet := e.fleetPause(key, cause, after, base, limit, now)
+	until := now.Add(d)
+	if !fleet {
+		b.mu.Lock()
+		h := b.stateLocked(key, now)
+		if h.fleet { // the backend failed: this process goes on alone
+			h.fleet, h.st = false, pause.State[any]{}
 		}
-		b.hosts[key] = h
-		b.active.Add(1)
+		d, started, capped = h.st.Signal(now, after, base, limit)
+		if started {
+			h.run, h.runURL, h.mixed = 0, "", false
+			h.cause = cause
+			b.wakeLocked(h) // a failed probe: its waiters see the new pause
+		}
+		until = h.st.Until
+		b.mu.Unlock()
 	}
-	d, started, capped := h.st.Signal(now, after, base, limit)
-	if started {
-		h.run, h.runURL, h.mixed = 0, "", false
-		h.cause = cause
-		b.wakeLocked(h) // a failed probe: its waiters see the new pause
-	}
-	until := h.st.Until
-	b.mu.Unlock()
 	if !started {
 		return
 	}
@@ -313,10 +331,43 @@ func (e *Extension) pauseHost(host, key string, cause PauseCause, status int, ra
 	}
 }
 
+// stateLocked returns host key's state, creating it, and now and then
+// drops the states left idle past pause.StaleAfter, which bounds the
+// memory by the hosts that asked for less lately. b.mu must be held.
+func (b *hostPauses) stateLocked(key string, now time.Time) *hostBackoff {
+	if b.hosts == nil {
+		b.hosts = make(map[string]*hostBackoff)
+	}
+	if now.Sub(b.sweptAt) >= time.Minute {
+		b.sweptAt = now
+		for k, h := range b.hosts {
+			if !h.fleet && h.waiting == 0 && h.st.Phase != pause.Healthy && h.st.Stale(now) {
+				h.st = pause.State[any]{}
+				b.dropLocked(k, h)
+			}
+		}
+	}
+	h := b.hosts[key]
+	if h == nil {
+		h = &hostBackoff{}
+		b.hosts[key] = h
+		b.active.Add(1)
+	}
+	return h
+}
+
 // dropLocked forgets host key's state once it is Healthy again. b.mu must
 // be held.
 func (b *hostPauses) dropLocked(key string, h *hostBackoff) {
 	b.wakeLocked(h)
+	if h.fleet {
+		h.fleet, h.st = false, pause.State[any]{}
+		for r, t := range b.tokens {
+			if t.key == key {
+				delete(b.tokens, r)
+			}
+		}
+	}
 	if h.waiting > 0 {
 		return // the waiters remove it (backoffGate)
 	}
@@ -363,17 +414,44 @@ func (e *Extension) backoffGate(ctx context.Context, host string, tok any) (v Ve
 		now := e.cfg.now()
 		b.mu.Lock()
 		hh := b.hosts[key]
-		if hh == nil || (hh.st.Phase == pause.Healthy) {
+		if hh == nil || hh.st.Phase == pause.Healthy {
 			b.mu.Unlock()
 			return v, true
 		}
-		wait, probe, onProbe := hh.st.Ask(now, tok)
+		var wait time.Duration
+		var probe, onProbe bool
+		if hh.fleet {
+			b.mu.Unlock()
+			w, p, healthy, fleetOK := e.fleetAsk(tok, key)
+			if !fleetOK {
+				continue // paused locally now
+			}
+			if healthy {
+				return v, true
+			}
+			b.mu.Lock()
+			if b.hosts[key] != hh {
+				b.mu.Unlock()
+				continue
+			}
+			wait, probe = w, p
+			if t, ok := b.tokens[tok]; ok && wait <= 0 {
+				t.granted = true
+				b.tokens[tok] = t
+			}
+		} else {
+			wait, probe, onProbe = hh.st.Ask(now, tok)
+		}
 		if wait <= 0 {
 			if probe {
-				if b.probes == nil {
-					b.probes = make(map[any]string)
+				if _, again := b.probes[tok]; again {
+					probe = false
+				} else {
+					if b.probes == nil {
+						b.probes = make(map[any]string)
+					}
+					b.probes[tok] = key
 				}
-				b.probes[tok] = key
 			}
 			b.mu.Unlock()
 			if probe {
@@ -386,7 +464,11 @@ func (e *Extension) backoffGate(ctx context.Context, host string, tok any) (v Ve
 			deadline = now.Add(bound)
 		}
 		if now.Add(wait).After(deadline) {
-			next := hh.st.Next(now)
+			next := now.Add(wait)
+			if !hh.fleet {
+				next = hh.st.Next(now)
+			}
+			delete(b.tokens, tok)
 			b.mu.Unlock()
 			b.refused.Add(1)
 			return Verdict{Allowed: false, Reason: ReasonBackoff, RetryAt: next}, false
@@ -398,7 +480,13 @@ func (e *Extension) backoffGate(ctx context.Context, host string, tok any) (v Ve
 			b.waitingNow.Add(1)
 		}
 		var ch chan struct{}
-		if onProbe {
+		switch {
+		case hh.fleet:
+			// The Backend cannot wake this request: ask again soon, or
+			// when this worker learns something of the host.
+			wait = min(wait, fleetAskEvery)
+			fallthrough
+		case onProbe:
 			if hh.changed == nil {
 				hh.changed = make(chan struct{})
 			}
@@ -528,8 +616,25 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 		b.mu.Unlock()
 		return true // in good health, or recovering: r was let through
 	}
-	wait, probe, _ := h.st.Ask(now, r)
+	var wait time.Duration
+	var probe bool
 	_, again := b.probes[r]
+	switch {
+	case h.fleet && (again || b.tokens[r].granted):
+		// the fleet's probe, or a start the fleet granted: it goes
+	case h.fleet && now.Before(h.fleetUntil):
+		wait = h.fleetUntil.Sub(now)
+	case h.fleet:
+		b.mu.Unlock()
+		w, p, _, fleetOK := e.fleetAsk(r, key)
+		if !fleetOK {
+			return e.backoffWire(c, r) // paused locally now
+		}
+		b.mu.Lock()
+		wait, probe = w, p
+	default:
+		wait, probe, _ = h.st.Ask(now, r)
+	}
 	probe = probe && !again
 	if probe {
 		if b.probes == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/backend"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -127,41 +128,77 @@ type scenario struct {
 
 // run crawls s's pages and returns the site's counts.
 func (sc scenario) run(t *testing.T, backoff bool) (during, after, ok int) {
+	during, after, ok, _ = sc.runFleet(t, backoff, 1, nil)
+	return during, after, ok
+}
+
+// runFleet crawls sc's pages with workers collectors, each with an
+// Extension of its own sharing be (nil: none), the pages dealt out in
+// turn, and returns the site's counts and the sum of the Extensions'
+// Stats' pauses and probes.
+func (sc scenario) runFleet(t *testing.T, backoff bool, workers int, be backend.Backend) (during, after, ok int, st Stats) {
 	t.Helper()
 	site := newOverload(t, time.Second, sc.status, sc.ra)
-	c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"), colly.Async(sc.async))
-	if sc.async {
-		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
-			t.Fatal(err)
+	var cs []*colly.Collector
+	var exts []*Extension
+	for range workers {
+		c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"), colly.Async(sc.async))
+		if sc.async {
+			if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		opts := append([]Option{quiet()}, sc.opts...)
+		if !backoff {
+			opts = append(opts, WithoutBackoff())
+		}
+		if be != nil {
+			opts = append(opts, WithBackend(be))
+		}
+		exts = append(exts, Apply(c, opts...))
+		var mu sync.Mutex
+		attempts := map[string]int{}
+		if sc.retries > 0 {
+			c.OnError(func(r *colly.Response, err error) {
+				if r.StatusCode != http.StatusTooManyRequests && r.StatusCode < 500 {
+					return
+				}
+				u := r.Request.URL.String()
+				mu.Lock()
+				attempts[u]++
+				n := attempts[u]
+				mu.Unlock()
+				if n < sc.retries {
+					_ = r.Request.Retry()
+				}
+			})
+		}
+		cs = append(cs, c)
 	}
-	opts := append([]Option{quiet()}, sc.opts...)
-	if !backoff {
-		opts = append(opts, WithoutBackoff())
-	}
-	Apply(c, opts...)
-	var mu sync.Mutex
-	attempts := map[string]int{}
-	if sc.retries > 0 {
-		c.OnError(func(r *colly.Response, err error) {
-			if r.StatusCode != http.StatusTooManyRequests && r.StatusCode < 500 {
-				return
+	var wg sync.WaitGroup
+	for w, c := range cs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < sc.pages; i += workers {
+				_ = c.Visit(fmt.Sprintf("%s/p/%d", site.URL, i))
 			}
-			u := r.Request.URL.String()
-			mu.Lock()
-			attempts[u]++
-			n := attempts[u]
-			mu.Unlock()
-			if n < sc.retries {
-				_ = r.Request.Retry()
-			}
-		})
+			c.Wait()
+		}()
 	}
-	for i := range sc.pages {
-		_ = c.Visit(fmt.Sprintf("%s/p/%d", site.URL, i))
+	wg.Wait()
+	st.Pauses = map[PauseCause]uint64{}
+	for _, e := range exts {
+		s := e.Stats()
+		for c, n := range s.Pauses {
+			st.Pauses[c] += n
+		}
+		st.Probes += s.Probes
+		st.BackoffRequeued += s.BackoffRequeued
+		st.BackendErrors += s.BackendErrors
 	}
-	c.Wait()
-	return site.counts()
+	during, after, ok = site.counts()
+	return during, after, ok, st
 }
 
 func httpDateIn(d time.Duration) func(time.Time) string {
@@ -367,5 +404,29 @@ func TestBackoffSignals(t *testing.T) {
 				t.Fatalf("pauses %v, want none", st.Pauses)
 			}
 		})
+	}
+}
+
+// TestBackoffFleetMemory: three workers (Extensions of their own, Async
+// collectors) share a backend.Memory against a host answering 429
+// Retry-After 1 for a second of real time, with the retry idiom: the
+// pause one worker sees holds for all, one pause is logged and counted
+// for the fleet, and the fleet sends one probe. Real time, as in
+// TestBackoffScenarios.
+func TestBackoffFleetMemory(t *testing.T) {
+	t.Parallel()
+	sc := scenario{async: true, pages: 60, status: 429, ra: fixedRA("1"), retries: 30}
+	bd, _, bok, _ := sc.runFleet(t, false, 3, backend.NewMemory())
+	ad, _, aok, st := sc.runFleet(t, true, 3, backend.NewMemory())
+	t.Logf("3 workers vs 429 Retry-After 1: without back-off %d requests in the overload, %d pages 200; with it %d, %d (pauses %v, probes %d, requeued %d)",
+		bd, bok, ad, aok, st.Pauses, st.Probes, st.BackoffRequeued)
+	if ad > 16 || aok != sc.pages {
+		t.Errorf("with the back-off %d requests in the overload and %d pages 200; want ≤ 16 and %d", ad, aok, sc.pages)
+	}
+	if st.Pauses[PauseTooManyRequests] != 1 || st.Probes != 1 {
+		t.Errorf("the fleet counted %v pauses and %d probes; want one of each", st.Pauses, st.Probes)
+	}
+	if st.BackendErrors != 0 {
+		t.Errorf("%d backend errors", st.BackendErrors)
 	}
 }

@@ -103,6 +103,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
 		e.purging = true
 	}
+	if p, ok := cfg.backend.(backend.Pauser); ok && p != nil && !cfg.backoffOff {
+		e.pauses.pauser, e.pauses.tokPrefix = p, newTokenPrefix()
+	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
