@@ -32,6 +32,13 @@ type OriginState struct {
 	LeaseHolder string
 	// LeaseTTL is how long the holder keeps the lease unless it renews it.
 	LeaseTTL time.Duration
+	// Pause is the host's back-off (backend.Pauser): "" in good health,
+	// "paused", "probing" or "recovering" after it asked for less, or
+	// "unreadable" (the next call repairs it). PauseEnds is, by Redis's
+	// clock, when the pause ends (paused), the probe expires (probing) or
+	// the next start of the recovery may go (recovering).
+	Pause     string
+	PauseEnds time.Time
 }
 
 // Inspect reads origin's record and lease in one round trip. origin is in
@@ -40,14 +47,16 @@ type OriginState struct {
 func (b *Backend) Inspect(ctx context.Context, origin string) (OriginState, error) {
 	st := OriginState{Origin: origin}
 	recKey, leaseKey := b.keys.record(origin), b.keys.lease(origin)
+	pauseKey := b.keys.pause(hostOfOrigin(origin))
 	var (
-		raw, holder      *redis.StringCmd
+		raw, holder, ps  *redis.StringCmd
 		recTTL, leaseTTL *redis.DurationCmd
 	)
 	err := b.do(ctx, "inspect", recKey, func(ctx context.Context) error {
 		_, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			raw, recTTL = p.Get(ctx, recKey), p.PTTL(ctx, recKey)
 			holder, leaseTTL = p.Get(ctx, leaseKey), p.PTTL(ctx, leaseKey)
+			ps = p.Get(ctx, pauseKey)
 			return nil
 		})
 		if errors.Is(err, redis.Nil) {
@@ -67,7 +76,30 @@ func (b *Backend) Inspect(ctx context.Context, origin string) (OriginState, erro
 	if tok, err := holder.Result(); err == nil {
 		st.LeaseHolder, st.LeaseTTL = tok, max(leaseTTL.Val(), 0)
 	}
+	if v, err := ps.Result(); err == nil {
+		st.Pause, st.PauseEnds = readPause(v)
+	} else if !errors.Is(err, redis.Nil) {
+		st.Pause = "unreadable" // a key of another type
+	}
 	return st, nil
+}
+
+// readPause reads a pause key's value as pausePrelude writes it.
+func readPause(v string) (phase string, ends time.Time) {
+	var ph int
+	var until, length, probeUntil, gap, last int64
+	if _, err := fmt.Sscanf(v, "%d %d %d %d %d %d", &ph, &until, &length, &probeUntil, &gap, &last); err != nil {
+		return "unreadable", time.Time{}
+	}
+	switch ph {
+	case 1:
+		return "paused", time.UnixMicro(until)
+	case 2:
+		return "probing", time.UnixMicro(probeUntil)
+	case 3:
+		return "recovering", time.UnixMicro(last + gap)
+	}
+	return "unreadable", time.Time{}
 }
 
 // Origins calls fn with each origin that has a record under the

@@ -195,3 +195,25 @@ func TestPauseCorrupt(t *testing.T) {
 		t.Errorf("Paused after the repair = %v, %v", hosts, err)
 	}
 }
+
+// TestInspectPause: Inspect (and so robotsadmin show) reports a host's
+// pause and its end.
+func TestInspectPause(t *testing.T) {
+	t.Parallel()
+	srv := startRedisServer(t)
+	b := New(newClient(t, "unix", srv.Sock), WithPrefix("inspectpause:"), WithHeartbeat(-1))
+	before := time.Now()
+	if _, _, _, _, err := b.Pause(t.Context(), "slow.example:8080", time.Hour, time.Second, 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Inspect(t.Context(), "http://slow.example:8080")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Pause != "paused" || st.PauseEnds.Before(before.Add(time.Hour-time.Minute)) || st.PauseEnds.After(time.Now().Add(time.Hour+time.Minute)) {
+		t.Fatalf("Inspect: pause %q until %v; want paused for an hour", st.Pause, st.PauseEnds)
+	}
+	if st, err := b.Inspect(t.Context(), "http://fine.example"); err != nil || st.Pause != "" {
+		t.Fatalf("Inspect of a host in good health: pause %q, %v", st.Pause, err)
+	}
+}
