@@ -53,7 +53,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
-	if v.Allowed && !e.admitted(ctx, r, o.host) {
+	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
 		return
 	}
 	e.stats.decided(v)
@@ -104,7 +104,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 		e.stats.cancelled.Add(1)
 		return
 	}
-	if v.Allowed && !e.admitted(ctx, r, o.host) {
+	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
 		return
 	}
 	e.stats.decided(v)
