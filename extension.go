@@ -38,6 +38,7 @@ type Extension struct {
 	pauses  hostPauses // the hosts that asked for less (backoff.go)
 	stats   counters
 	id      identity // the product token, derived once per User-Agent
+	exports sync.Map // keys claimed by metrics adapters (ClaimExport)
 
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)
@@ -228,7 +229,11 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 		}
 		return Verdict{}, err
 	}
-	return e.decide(en, pathOf(u)), nil
+	v := e.decide(en, pathOf(u))
+	if v.Allowed {
+		e.usageVerdict(&v, en, u)
+	}
+	return v, nil
 }
 
 // parseAsColly reads rawURL as Colly's Visit does: the WHATWG parser, then

@@ -207,7 +207,8 @@ func RobotsURL(rawURL string) (string, error) {
 // Verdict decides rawURL (an absolute URL or a path) for userAgent from
 // this answer, with RFC 9309's outcome table: OK obeys Policy, unavailable
 // allows, unauthorized disallows, unreachable follows mode. /robots.txt
-// itself is always allowed and non-http(s) URLs are not governed.
+// itself is always allowed and non-http(s) URLs are not governed. For an
+// allowed URL, Verdict.Usage holds the usage preferences Policy states.
 func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
 	path, ok := pathOfRaw(rawURL)
 	if !ok {
@@ -219,6 +220,9 @@ func (r *Robots) Verdict(userAgent, rawURL string, mode FailMode) Verdict {
 	v := decide(r.Outcome, r.Policy, userAgent, path, mode, r.Err)
 	if v.Reason == ReasonUnreachable && !v.Allowed {
 		v.RetryAt = r.Expires
+	}
+	if v.Allowed && r.Outcome == OutcomeOK && r.Policy != nil && len(r.Policy.usageLines) > 0 {
+		v.Usage = r.Policy.usageSel(r.Policy.selectGroups(userAgent), path)
 	}
 	return v
 }

@@ -3,6 +3,7 @@ module github.com/robotsext/robotsext
 go 1.26.0
 
 require (
+	github.com/dunglas/httpsfv v1.1.2
 	github.com/gocolly/colly/v2 v2.3.0
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/nlnwa/whatwg-url v0.6.2

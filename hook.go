@@ -48,7 +48,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
-	v := e.decidePath(en, r.URL)
+	v := e.decideRequest(en, r.URL)
 	if e.cfg.deferMax > 0 && deferrable(&v) {
 		e.onRequestHeld(c, r, o, v)
 		return
@@ -99,7 +99,7 @@ func (e *Extension) warnBuiltin() {
 // held (hold.go), then decided, reported and paced as any other.
 func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin, v Verdict) {
 	ctx := contextOf(c)
-	v, ok := e.hold(ctx, o, func(en *entry) Verdict { return e.decidePath(en, r.URL) }, v)
+	v, ok := e.hold(ctx, o, func(en *entry) Verdict { return e.decideRequest(en, r.URL) }, v)
 	if !ok {
 		e.stats.cancelled.Add(1)
 		return
@@ -146,6 +146,9 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 // answered, so its back-off reads the answer (backoff.go), its hold (and its fleet-wide hold, with a Holder) is
 // released and the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
+	if len(e.cfg.purposes) > 0 {
+		defer e.usageHeaders(resp) // after the pace is released
+	}
 	if resp.Request != nil && resp.Request.URL != nil && (isOverload(resp.StatusCode) || e.pauses.active.Load() != 0) {
 		var ra string
 		if resp.Headers != nil {
@@ -160,6 +163,19 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 		e.pacer.done(o.host)
 	}
 	e.pacer.ended(e.context(), resp.Request)
+}
+
+// decideRequest decides the request URL u from en: its robots.txt rules,
+// then, with WithPurpose, the usage preferences of a URL they allow.
+func (e *Extension) decideRequest(en *entry, u *url.URL) Verdict {
+	v := e.decidePath(en, u)
+	if len(e.cfg.purposes) > 0 && v.Allowed {
+		e.usageVerdict(&v, en, u)
+		if v.Reason == ReasonUsage {
+			e.stats.usageRefused.Add(1)
+		}
+	}
+	return v
 }
 
 // decidePath decides the request URL u from en. A path without a query is

@@ -6,6 +6,7 @@ package robotsext
 import (
 	"math/bits"
 	"slices"
+	"strings"
 	"unsafe"
 )
 
@@ -47,7 +48,28 @@ func (p *Policy) memSize() int64 {
 		n += stringSize(v)
 	}
 	n += mapSize(len(p.long), int(2*unsafe.Sizeof(off)))
+	n += p.usageSize()
 	return int64(n)
+}
+
+// usageSize is what the usage lines retain, and their rules once read
+// (usagerules.go): per line its value, a rule with its pattern (at most
+// three octets per octet of the value) and a statement per member of its
+// Dictionary (its key's octets are among the value's).
+func (p *Policy) usageSize() int {
+	if len(p.usageLines) == 0 {
+		return 0
+	}
+	var (
+		r usageRule
+		s UsageStatement
+	)
+	n := sliceSize(p.usageLines) + allocSize(len(p.usageLines)*int(unsafe.Sizeof(r)))
+	for _, l := range p.usageLines {
+		n += stringSize(l.value) + allocSize(3*len(l.value))
+		n += allocSize((strings.Count(l.value, ",")+1)*int(unsafe.Sizeof(s))) + stringSize(l.value)
+	}
+	return n
 }
 
 // indexSize is what building every group's index adds: the index itself

@@ -89,6 +89,7 @@ type config struct {
 	redirectSet      bool
 	now              func() time.Time // injectable clock
 	backend          backend.Backend  // shared state; nil: the Extension's own
+	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
 
 	// The back-off (backoff.go): the first pause without Retry-After, its
 	// cap, the bound of a request's wait (0: the defaults), and off.

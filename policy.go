@@ -70,6 +70,24 @@ type Policy struct {
 	// wildRules counts the rules whose pattern holds '*' or ends in '$',
 	// and the directory rules of index.html Allows, for memSize.
 	wildRules int
+
+	// usageLines are the Content-Usage and Content-Signal lines as
+	// written, in file order; usage.go reads them into usageRules the
+	// first time a question about usage preferences needs them.
+	usageLines []usageLine
+	usageOnce  sync.Once
+	usageRules []usageRule // built by usageOnce; read-only afterwards
+}
+
+// usageLine is one Content-Usage or Content-Signal line as the parser saw
+// it. To RFC 9309 these are "other records": they belong to the group open
+// when they appear and change no group boundary and no Allow or Disallow
+// decision.
+type usageLine struct {
+	group  int32 // index in Policy.groups, or -1: a Content-Signal line before any group
+	line   int32
+	signal bool   // Content-Signal (else Content-Usage)
+	value  string // the value, trimmed, as written
 }
 
 // group is one record of robots.txt: one or more user-agent lines followed by
@@ -98,6 +116,8 @@ const (
 	keySitemap
 	keyCrawlDelay
 	keyRequestRate
+	keyContentUsage  // draft-ietf-aipref-attach; see usage.go
+	keyContentSignal // contentsignals.org; see usage.go
 )
 
 // ParsePolicy compiles robots.txt. It never fails: every line that parses is
@@ -286,6 +306,17 @@ func (b *builder) add(d directive) {
 		b.buf[b.nRules] = rawRule(allow, b.offset(d.value), len(d.value), d.line)
 		b.noteTraits(allow, d.value)
 		b.nRules++
+	case keyContentUsage, keyContentSignal:
+		// Neither line is a rule to RFC 9309: sawRule stays as it is, so
+		// that group boundaries are those of a file without them. A
+		// Content-Usage line outside any group is ignored, as Allow and
+		// Disallow are; a Content-Signal line there (seen in the wild
+		// above the first User-agent line) is kept for every crawler.
+		signal := d.key == keyContentSignal
+		if b.nGroups == 0 && !signal {
+			return
+		}
+		b.p.usageLines = append(b.p.usageLines, usageLine{group: b.nGroups - 1, line: d.line, signal: signal, value: string(d.value)})
 	case keySitemap:
 		if isSitemapURL(d.value) {
 			b.room()

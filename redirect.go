@@ -152,6 +152,12 @@ func (e *Extension) checkHop(req *http.Request) error {
 		return err
 	default:
 		v = e.decide(en, pathOf(req.URL))
+		if len(e.cfg.purposes) > 0 && v.Allowed {
+			e.usageVerdict(&v, en, req.URL)
+			if v.Reason == ReasonUsage {
+				e.stats.usageRefused.Add(1)
+			}
+		}
 	}
 	e.stats.decided(v)
 	if !v.Allowed {

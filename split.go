@@ -213,8 +213,13 @@ func classifyKey(key []byte) keyKind {
 			return keySitemap
 		}
 	case 'c':
-		if len(key) == len("crawl-delay") && foldPrefix(key, "crawl-delay") {
+		switch {
+		case len(key) == len("crawl-delay") && foldPrefix(key, "crawl-delay"):
 			return keyCrawlDelay
+		case len(key) == len("content-usage") && foldPrefix(key, "content-usage"):
+			return keyContentUsage
+		case len(key) == len("content-signal") && foldPrefix(key, "content-signal"):
+			return keyContentSignal
 		}
 	case 'r':
 		if len(key) == len("request-rate") && foldPrefix(key, "request-rate") {

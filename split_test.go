@@ -104,6 +104,10 @@ func oldClassifyKey(key []byte) keyKind {
 		return keyCrawlDelay
 	case equalFold(key, "request-rate"):
 		return keyRequestRate
+	case equalFold(key, "content-usage"):
+		return keyContentUsage
+	case equalFold(key, "content-signal"):
+		return keyContentSignal
 	}
 	return keyUnknown
 }
@@ -133,6 +137,7 @@ var splitSeeds = []string{
 	"#:\n:x\n :\n\x00Disallow: /a\nDis#allow: /a\nCrawl-delay: 5\nRequest-rate: 1/5\nSite-map: x\n",
 	"Disallow: /" + strings.Repeat("a", maxLineLen) + ":b\nUser agent: x\nUseragent: y\nDissallow: z\n",
 	"allowed: /a\nA\nDisallow\nDisallow:\n\n\r\n\r\r\n\n\r",
+	"Content-Usage: / train-ai=n\nCONTENT-SIGNAL:search=yes\ncontent-usages: x\nContent-Signal /a ai-train=no\n",
 }
 
 func TestSplitterAgreesWithReference(t *testing.T) {

@@ -104,6 +104,12 @@ type Stats struct {
 	// happens there and is not observed); requests to hosts without one
 	// are not observed.
 	PaceWaits Histogram
+	// UsageRefused counts URLs refused before fetching because robots.txt
+	// says "n" for every purpose declared with WithPurpose (also counted
+	// in Blocked under ReasonUsage). UsageWithheld counts pages whose body
+	// was not downloaded because their Content-Usage header, merged with
+	// robots.txt, says "n" for every declared purpose.
+	UsageRefused, UsageWithheld uint64
 	// FetchDurations is how long each robots.txt fetch of this Extension
 	// took, answer or failure; records adopted from a Backend are not
 	// observed.
@@ -130,6 +136,8 @@ type counters struct {
 	backendErrors       atomic.Uint64
 	held, released      atomic.Uint64
 	gaveUp, holdFull    atomic.Uint64
+	usageRefused        atomic.Uint64
+	usageWithheld       atomic.Uint64
 	paceWaits           histogram
 	fetchDurations      histogram
 }
@@ -178,6 +186,8 @@ func (c *counters) snapshot() Stats {
 		Released:          c.released.Load(),
 		GaveUp:            c.gaveUp.Load(),
 		HoldFull:          c.holdFull.Load(),
+		UsageRefused:      c.usageRefused.Load(),
+		UsageWithheld:     c.usageWithheld.Load(),
 		PaceWaits:         c.paceWaits.snapshot(),
 		FetchDurations:    c.fetchDurations.snapshot(),
 	}

@@ -49,6 +49,12 @@ const (
 	// cached against the origin; the request is dropped undecided and
 	// Verdict.Err says why. The next request to the origin fetches again.
 	ReasonLocalError
+	// ReasonUsage: the site's AI usage preferences say "n" for every
+	// purpose the crawler declared with WithPurpose, in robots.txt (Line
+	// names the Content-Usage or Content-Signal line, Rule its value) or
+	// in the page's Content-Usage response header (Line 0, Rule the
+	// header's value). Allow and Disallow rules allowed the URL.
+	ReasonUsage
 	// ReasonBackoff: the request's host asked for less (429, 503 or a run
 	// of 5xx) and is paused, and the request would have waited longer
 	// than WithBackoffWait for it; it was not sent. Verdict.RetryAt says
@@ -77,6 +83,7 @@ var reasons = [...]struct {
 	ReasonOverride:      {"host overridden: rules not applied", "override", true, false},
 	ReasonNotApplicable: {"not an http(s) URL: robots.txt does not apply", "not_applicable", true, false},
 	ReasonLocalError:    {"robots.txt not fetched (local error): request dropped", "local_error", false, true},
+	ReasonUsage:         {"usage preferences refuse every declared purpose", "usage", false, true},
 	ReasonBackoff:       {"host paused (it asked for less): request refused", "backoff", false, true},
 }
 
@@ -146,4 +153,10 @@ type Verdict struct {
 	// of its own re-queues a URL refused for these reasons to be tried at
 	// RetryAt rather than losing it (see also WithDeferUnreachable).
 	RetryAt time.Time
+	// Usage is the AI usage preferences robots.txt states for the URL
+	// (Content-Usage and Content-Signal lines; see Policy.Usage), and for
+	// ReasonUsage refusals at the headers those merged with the page's
+	// Content-Usage header. Extension.Check fills it for allowed URLs;
+	// the request hook only with WithPurpose; Policy.Check never.
+	Usage Usage
 }

@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,47 +43,84 @@ type OriginState struct {
 	PauseEnds time.Time
 }
 
-// Inspect reads origin's record and lease in one round trip. origin is in
+// Inspect reads origin's record and lease, and its host's pause, in one
+// round trip. origin is in
 // the Extension's form: scheme, lower-case host, port only when not the
 // default ("https://example.com", "http://[::1]:8080").
 func (b *Backend) Inspect(ctx context.Context, origin string) (OriginState, error) {
-	st := OriginState{Origin: origin}
-	recKey, leaseKey := b.keys.record(origin), b.keys.lease(origin)
-	pauseKey := b.keys.pause(hostOfOrigin(origin))
-	var (
-		raw, holder, ps  *redis.StringCmd
-		recTTL, leaseTTL *redis.DurationCmd
-	)
-	err := b.do(ctx, "inspect", recKey, func(ctx context.Context) error {
-		_, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			raw, recTTL = p.Get(ctx, recKey), p.PTTL(ctx, recKey)
-			holder, leaseTTL = p.Get(ctx, leaseKey), p.PTTL(ctx, leaseKey)
-			ps = p.Get(ctx, pauseKey)
+	sts, err := b.InspectMany(ctx, []string{origin})
+	if err != nil {
+		return OriginState{Origin: origin}, err
+	}
+	return sts[0], nil
+}
+
+// InspectMany reads the records and leases of many origins in one
+// pipelined round trip, bounded like every call by WithTimeout: it is how
+// an operator's tool reads a large fleet page by page (see ScanOrigins)
+// rather than one origin at a time. The states come in the order of
+// origins.
+func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginState, error) {
+	if len(origins) == 0 {
+		return nil, nil
+	}
+	type reads struct {
+		raw, holder, pause *redis.StringCmd
+		recTTL, leaseTTL   *redis.DurationCmd
+	}
+	rs := make([]reads, len(origins))
+	key := b.keys.record(origins[0])
+	if len(origins) > 1 {
+		key = fmt.Sprintf("%s and %d more", key, len(origins)-1)
+	}
+	err := b.do(ctx, "inspect", key, func(ctx context.Context) error {
+		cmds, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i, o := range origins {
+				recKey, leaseKey := b.keys.record(o), b.keys.lease(o)
+				rs[i].raw, rs[i].recTTL = p.Get(ctx, recKey), p.PTTL(ctx, recKey)
+				rs[i].holder, rs[i].leaseTTL = p.Get(ctx, leaseKey), p.PTTL(ctx, leaseKey)
+				rs[i].pause = p.Get(ctx, b.keys.pause(hostOfOrigin(o)))
+			}
 			return nil
 		})
-		if errors.Is(err, redis.Nil) {
-			err = nil // a missing key is an answer here
+		pauses := make(map[redis.Cmder]bool, len(rs))
+		for _, r := range rs {
+			pauses[r.pause] = true
+		}
+		err = nil // each command's own error is looked at below
+		for _, c := range cmds {
+			if pauses[c] && isWrongType(c.Err()) {
+				continue // a pause key of another type reads as unreadable
+			}
+			if err == nil && c.Err() != nil && !errors.Is(c.Err(), redis.Nil) {
+				err = c.Err() // Pipelined returns the first error, perhaps a redis.Nil
+			}
 		}
 		return err
 	})
 	if err != nil {
-		return st, err
+		return nil, err
 	}
-	if body, err := raw.Bytes(); err == nil {
-		st.RecordTTL = max(recTTL.Val(), 0)
-		if st.Record, err = decodeRecord(body); err != nil {
-			st.Record, st.Corrupt = nil, true
+	sts := make([]OriginState, len(origins))
+	for i, r := range rs {
+		st := OriginState{Origin: origins[i]}
+		if body, err := r.raw.Bytes(); err == nil {
+			st.RecordTTL = max(r.recTTL.Val(), 0)
+			if st.Record, err = decodeRecord(body); err != nil {
+				st.Record, st.Corrupt = nil, true
+			}
 		}
+		if tok, err := r.holder.Result(); err == nil {
+			st.LeaseHolder, st.LeaseTTL = tok, max(r.leaseTTL.Val(), 0)
+		}
+		if v, err := r.pause.Result(); err == nil {
+			st.Pause, st.PauseEnds = readPause(v)
+		} else if !errors.Is(err, redis.Nil) {
+			st.Pause = "unreadable" // a key of another type
+		}
+		sts[i] = st
 	}
-	if tok, err := holder.Result(); err == nil {
-		st.LeaseHolder, st.LeaseTTL = tok, max(leaseTTL.Val(), 0)
-	}
-	if v, err := ps.Result(); err == nil {
-		st.Pause, st.PauseEnds = readPause(v)
-	} else if !errors.Is(err, redis.Nil) {
-		st.Pause = "unreadable" // a key of another type
-	}
-	return st, nil
+	return sts, nil
 }
 
 // readPause reads a pause key's value as pausePrelude writes it.
@@ -103,24 +142,95 @@ func readPause(v string) (phase string, ends time.Time) {
 }
 
 // Origins calls fn with each origin that has a record under the
-// Backend's prefix, in no particular order, scanning the key space in
-// batches (SCAN, every master of a Cluster) so that a large fleet state
-// does not block Redis. It stops at fn's first error and returns it.
+// Backend's prefix, in no particular order, as ScanOrigins finds them.
+// It stops at fn's first error and returns it.
 func (b *Backend) Origins(ctx context.Context, fn func(origin string) error) error {
+	return b.ScanOrigins(ctx, "", func(page []string) error {
+		for _, o := range page {
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ErrBadHostPattern is returned by ScanOrigins for a host pattern it cannot
+// use: malformed (path.Match syntax) or holding a brace, which Redis would
+// read as the end of the key's hash tag.
+var ErrBadHostPattern = errors.New("redisbackend: bad host pattern")
+
+// scanCount is the COUNT hint of each SCAN call: about how many keys Redis
+// looks at per call, and so per page of ScanOrigins.
+const scanCount = 1000
+
+// ScanOrigins calls fn with each page of origins that have a record under
+// the Backend's prefix, in no particular order, scanning the key space in
+// batches (SCAN, every master of a Cluster) so that a large fleet state
+// does not block Redis. Each SCAN call is bounded by WithTimeout, not the
+// whole scan, so a million origins take as long as they take while a
+// Redis that stops answering is noticed within one timeout; ctx bounds
+// the whole. fn is never called concurrently and never with an empty
+// page; a page holds about a thousand origins at most. An origin whose record is written during the scan may
+// be missed and one may come twice (SCAN's guarantee).
+//
+// hostGlob, when not "", keeps only origins whose host (with its port, as
+// "shop.example:8080") matches it, in path.Match syntax ("*.example.com",
+// "shop-[0-9].example"); Redis filters the keys (SCAN MATCH) and the match
+// is checked again here. A pattern that is malformed or holds '{' or '}'
+// is an error wrapping ErrBadHostPattern.
+//
+// ScanOrigins stops at fn's first error and returns it.
+func (b *Backend) ScanOrigins(ctx context.Context, hostGlob string, fn func(origins []string) error) error {
 	if b.client == nil {
 		return ErrNoClient
 	}
-	match := globEscape(b.cfg.prefix) + "{*}:rec:*"
+	hostMatch := "*"
+	if hostGlob != "" {
+		if _, err := path.Match(hostGlob, ""); err != nil || strings.ContainsAny(hostGlob, "{}") {
+			return fmt.Errorf("%w %q: want a path.Match pattern without braces, such as *.example.com", ErrBadHostPattern, hostGlob)
+		}
+		hostMatch = strings.ReplaceAll(hostGlob, "%", "%25") // as tag escapes a host's '%'
+	}
+	match := globEscape(b.cfg.prefix) + "{" + hostMatch + "}:rec:*"
+	var mu sync.Mutex // fn is not called concurrently across a Cluster's masters
 	scan := func(ctx context.Context, c redis.UniversalClient) error {
-		it := c.Scan(ctx, 0, match, 512).Iterator()
-		for it.Next(ctx) {
-			if o, ok := b.keys.originOfRecord(it.Val()); ok {
-				if err := fn(o); err != nil {
+		var cursor uint64
+		for {
+			var keys []string
+			err := b.do(ctx, "scan", match, func(ctx context.Context) error {
+				var err error
+				keys, cursor, err = c.Scan(ctx, cursor, match, scanCount).Result()
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			page := make([]string, 0, len(keys))
+			for _, k := range keys {
+				o, ok := b.keys.originOfRecord(k)
+				if !ok {
+					continue
+				}
+				if hostGlob != "" {
+					if m, _ := path.Match(hostGlob, hostOfOrigin(o)); !m {
+						continue
+					}
+				}
+				page = append(page, o)
+			}
+			if len(page) > 0 {
+				mu.Lock()
+				err = fn(page)
+				mu.Unlock()
+				if err != nil {
 					return err
 				}
 			}
+			if cursor == 0 {
+				return nil
+			}
 		}
-		return it.Err()
 	}
 	if cc, ok := b.client.(*redis.ClusterClient); ok {
 		return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return scan(ctx, c) })
@@ -161,18 +271,29 @@ func globEscape(s string) string {
 }
 
 // HasState reports whether anything at all is stored under the Backend's
-// prefix (a record, a lease, a pace or the fleet set): false usually means
-// a wrong prefix.
+// prefix (a record, a lease, a pace, the fleet set of heartbeats or the
+// purge log): false usually means a wrong prefix. A fleet whose records
+// were all purged still has its purge log (kept backend.MaxStale after the
+// latest purge), so it is told apart from a prefix that never held
+// anything.
 func (b *Backend) HasState(ctx context.Context) (bool, error) {
 	if b.client == nil {
 		return false, ErrNoClient
 	}
 	found := false
 	err := b.do(ctx, "scan", b.cfg.prefix+"*", func(ctx context.Context) error {
-		n, err := b.client.Exists(ctx, b.keys.fleet()).Result()
-		if err != nil || n > 0 {
-			found = n > 0
+		// Two EXISTS rather than one: in a Cluster the two keys live in
+		// different slots.
+		var fleet, purges *redis.IntCmd
+		if _, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			fleet, purges = p.Exists(ctx, b.keys.fleet()), p.Exists(ctx, b.keys.purges())
+			return nil
+		}); err != nil {
 			return err
+		}
+		if fleet.Val()+purges.Val() > 0 {
+			found = true
+			return nil
 		}
 		it := b.client.Scan(ctx, 0, globEscape(b.cfg.prefix)+"{*", 1000).Iterator()
 		found = it.Next(ctx)

@@ -43,6 +43,8 @@
 //	robotsext.hold.entered              counter {request}        requests held so far
 //	robotsext.hold.ended                counter {request}        how held requests ended; robotsext.hold.result: released, gave_up
 //	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
+//	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences (WithPurpose)
+//	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their Content-Usage header (WithPurpose)
 //	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed
 //	robotsext.backoff.pauses.capped     counter {pause}          pauses cut short by WithMaxBackoff
 //	robotsext.backoff.probes            counter {request}        probes sent when a pause ended
@@ -59,7 +61,7 @@
 //
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, backoff (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //
@@ -108,7 +110,8 @@ const ScopeName = "github.com/robotsext/robotsext/robotsotel"
 // histograms (see the package documentation for the list) on a Meter of
 // mp, and a callback reading ext.Stats that the SDK runs at each
 // collection. Register once per Extension, MeterProvider and attrs: a
-// second registration would report every value twice; Unregister the
+// second registration, which would report every value twice, is refused
+// with ErrAlreadyRegistered; Unregister the
 // Registration returned to stop reporting ext (the instruments stay, as
 // the API cannot remove them, but get no more measurements).
 //
@@ -125,11 +128,50 @@ func Register(ext *robotsext.Extension, mp metric.MeterProvider, attrs ...attrib
 	if ext == nil || mp == nil {
 		return nil, errors.New("robotsotel: Register needs an Extension and a MeterProvider")
 	}
+	set := attribute.NewSet(attrs...)
+	release, ok := ext.ClaimExport(exportKey{mp, set.Equivalent()})
+	if !ok {
+		return nil, ErrAlreadyRegistered
+	}
 	o, err := newObserver(ext, mp.Meter(ScopeName), attrs)
 	if err != nil {
+		release()
 		return nil, err
 	}
-	return o.meter.RegisterCallback(o.observe, o.observables...)
+	reg, err := o.meter.RegisterCallback(o.observe, o.observables...)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return registration{reg, release}, nil
+}
+
+// ErrAlreadyRegistered is returned by Register for an Extension already
+// registered with the same MeterProvider and attributes (and not
+// unregistered since): a second registration would report every value
+// twice. robotsprom refuses the same mistake through Prometheus's registry.
+var ErrAlreadyRegistered = errors.New("robotsotel: this Extension is already registered with this MeterProvider and attributes")
+
+// exportKey is what Register claims on the Extension (ClaimExport).
+type exportKey struct {
+	mp    metric.MeterProvider
+	attrs attribute.Distinct
+}
+
+// registration is a metric.Registration that frees the Extension's claim
+// when unregistered, so that ext can be registered again.
+type registration struct {
+	metric.Registration
+	release func()
+}
+
+// Unregister stops reporting the Extension.
+func (r registration) Unregister() error {
+	err := r.Registration.Unregister()
+	if err == nil {
+		r.release()
+	}
+	return err
 }
 
 // observer holds the instruments of one Extension and the attribute
@@ -299,6 +341,12 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	scalarCounter("robotsext.hold.full", "{request}",
 		"Requests refused at once because MaxHeld requests were already held.",
 		func(s *robotsext.Stats) uint64 { return s.HoldFull })
+	scalarCounter("robotsext.usage.refused", "{request}",
+		"URLs refused before fetching because robots.txt says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
+		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
+	scalarCounter("robotsext.usage.withheld", "{page}",
+		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
+		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
 
 	o.pauses = counter("robotsext.backoff.pauses", "{pause}",
 		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.")

@@ -2,6 +2,7 @@ package robotsotel
 
 import (
 	"context"
+	"errors"
 	"math"
 	"regexp"
 	"slices"
@@ -54,7 +55,7 @@ func TestCrawl(t *testing.T) {
 		point(3, reason("no_match")), point(0, reason("allow_rule")), point(0, reason("empty_rule")), point(0, reason("robots_txt")),
 		point(0, reason("unavailable")), point(0, reason("unreachable")), point(0, reason("override")), point(0, reason("not_applicable")))
 	counter("robotsext.blocked",
-		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("backoff")))
+		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")), point(0, reason("backoff")))
 	counter("robotsext.cache.hits", point(4))
 	counter("robotsext.cache.misses", point(1))
 	counter("robotsext.hold.ended",
@@ -121,6 +122,8 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.hold.entered", "{request}", "counter"},
 		{"robotsext.hold.ended", "{request}", "counter"},
 		{"robotsext.hold.full", "{request}", "counter"},
+		{"robotsext.usage.refused", "{request}", "counter"},
+		{"robotsext.usage.withheld", "{page}", "counter"},
 		{"robotsext.backoff.pauses", "{pause}", "counter"},
 		{"robotsext.backoff.pauses.capped", "{pause}", "counter"},
 		{"robotsext.backoff.probes", "{request}", "counter"},
@@ -493,5 +496,55 @@ func checkHistogram(t *testing.T, rm metricdata.ResourceMetrics, name string, h 
 	}
 	if math.Abs(p.Sum-h.Sum.Seconds()) > 1e-9 {
 		t.Errorf("%s: sum %v s, want %v s", name, p.Sum, h.Sum.Seconds())
+	}
+}
+
+// TestRegisterTwice: a second Register of one Extension with the same
+// MeterProvider and attributes is refused with ErrAlreadyRegistered and
+// values are reported once; other attributes, another MeterProvider, or
+// the same after Unregister are accepted.
+func TestRegisterTwice(t *testing.T) {
+	site := newSite(t)
+	c, ext, _ := newCrawler()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	reg, err := Register(ext, mp, attribute.String("crawl", "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Register(ext, mp, attribute.String("crawl", "a")); !errors.Is(err, ErrAlreadyRegistered) {
+		t.Fatalf("second Register: %v, want ErrAlreadyRegistered", err)
+	}
+	run(t, c, site)
+	got := collect(t, reader)
+	checks := metricNamed(t, got, "robotsext.checks").Data.(metricdata.Sum[int64])
+	st := ext.Stats()
+	var want int64
+	for _, n := range st.Allowed {
+		want += int64(n)
+	}
+	for _, n := range st.Blocked {
+		want += int64(n)
+	}
+	if want == 0 || len(checks.DataPoints) != 1 || checks.DataPoints[0].Value != want {
+		t.Errorf("robotsext.checks = %+v, want one point at %d", checks.DataPoints, want)
+	}
+	if r2, err := Register(ext, mp, attribute.String("crawl", "b")); err != nil {
+		t.Errorf("Register with other attributes: %v", err)
+	} else {
+		r2.Unregister()
+	}
+	if r3, err := Register(ext, sdkmetric.NewMeterProvider()); err != nil {
+		t.Errorf("Register with another MeterProvider: %v", err)
+	} else {
+		r3.Unregister()
+	}
+	if err := reg.Unregister(); err != nil {
+		t.Fatal(err)
+	}
+	if r4, err := Register(ext, mp, attribute.String("crawl", "a")); err != nil {
+		t.Errorf("Register after Unregister: %v", err)
+	} else {
+		r4.Unregister()
 	}
 }

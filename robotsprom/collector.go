@@ -46,6 +46,8 @@
 //	robotsext_held_total                           requests held so far
 //	robotsext_held_ended_total{result}             how held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused at the bound)
 //	robotsext_hold_full_total                      requests refused at once because MaxHeld requests were held
+//	robotsext_usage_refused_total                  URLs refused before fetching by AI usage preferences (WithPurpose)
+//	robotsext_usage_withheld_total                 pages aborted at their headers by their Content-Usage header (WithPurpose)
 //	robotsext_backoff_pauses_total{cause}          hosts paused because they asked for less; cause is 429, 503, 5xx_run or probe_failed
 //	robotsext_backoff_pauses_capped_total          pauses cut short by WithMaxBackoff
 //	robotsext_backoff_probes_total                 probes sent when a pause ended
@@ -57,7 +59,7 @@
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, backoff (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff (one per
 // robotsext.Reason, not Reason.String's prose). Each label value a
 // counter can take is reported from the start, at 0, so that rate() and
 // increase() see its first increment.
@@ -204,6 +206,12 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	counter("hold_full_total",
 		"Requests refused at once because MaxHeld requests were already held.",
 		func(s *robotsext.Stats) uint64 { return s.HoldFull })
+	counter("usage_refused_total",
+		"URLs refused before fetching because robots.txt says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
+		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
+	counter("usage_withheld_total",
+		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
+		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
 
 	c.pauses = desc("backoff_pauses_total",
 		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.", "cause")

@@ -51,6 +51,7 @@ robotsext_blocked_total{reason="disallow_rule"} 2
 robotsext_blocked_total{reason="local_error"} 0
 robotsext_blocked_total{reason="unauthorized"} 0
 robotsext_blocked_total{reason="unreachable"} 0
+robotsext_blocked_total{reason="usage"} 0
 # HELP robotsext_cache_origins Origins whose robots.txt is cached now.
 # TYPE robotsext_cache_origins gauge
 robotsext_cache_origins 1
@@ -147,8 +148,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 35 {
-				t.Errorf("%d metric families, want 35", len(families))
+			if len(families) != 37 {
+				t.Errorf("%d metric families, want 37", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {
@@ -221,7 +222,7 @@ func TestUnknownReason(t *testing.T) {
 		}
 		got[pb.GetLabel()[0].GetValue()] = pb.GetCounter().GetValue()
 	}
-	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "backoff": 0, "reason_200": 7}
+	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0, "reason_200": 7}
 	if len(got) != len(want) {
 		t.Errorf("series %v, want %v", got, want)
 	}

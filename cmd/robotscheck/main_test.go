@@ -596,15 +596,17 @@ func TestFlagErrors(t *testing.T) {
 }
 
 // TestPrintable checks that control characters from a robots.txt reach the
-// terminal quoted.
+// terminal escaped.
 func TestPrintable(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"Disallow: /a", "Disallow: /a"},
-		{"Disallow: /ä\t# x", "Disallow: /ä\t# x"},
-		{"Disallow: /\x1b[2J", `"Disallow: /\x1b[2J"`},
-		{"Disallow: /\xff", `"Disallow: /\xff"`},
-		{"Disallow: /\u200b", `"Disallow: /\u200b"`},
+		{"Disallow: /ä\t# x", `Disallow: /ä\t# x`},
+		{"Disallow: /\x1b[2J", `Disallow: /\x1b[2J`},
+		{"Disallow: /\xff", `Disallow: /\xff`},
+		{"Disallow: /\u200b", `Disallow: /\u200b`},
+		{"Disallow: /\u202etxt.exe", `Disallow: /\u202etxt.exe`},
+		{"Disallow: /\u009b2J", `Disallow: /\u009b2J`},
 	}
 	for _, tt := range tests {
 		if got := printable(tt.in); got != tt.want {

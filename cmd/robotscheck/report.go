@@ -10,10 +10,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/internal/termsafe"
 )
 
 // printer writes results to stdout through a buffer and problems to
@@ -31,7 +30,7 @@ type printer struct {
 func newPrinter(stdout, stderr io.Writer, ua string, mode robotsext.FailMode, asJSON bool) *printer {
 	p := &printer{w: bufio.NewWriterSize(stdout, 64<<10), stderr: stderr, ua: ua, mode: mode}
 	if asJSON {
-		p.enc = json.NewEncoder(p.w)
+		p.enc = json.NewEncoder(jsonSafe{p.w})
 		p.enc.SetEscapeHTML(false)
 	}
 	return p
@@ -80,6 +79,17 @@ type result struct {
 	Status     int    `json:"status,omitempty"`    // 0: no HTTP answer
 	Outcome    string `json:"outcome,omitempty"`
 	FetchError string `json:"fetch_error,omitempty"`
+	// Usage lists the AI usage preferences robots.txt states for an
+	// allowed URL (Content-Usage and Content-Signal lines), by key.
+	Usage []usageResult `json:"usage,omitempty"`
+}
+
+// usageResult is one statement of Verdict.Usage.
+type usageResult struct {
+	Key        string `json:"key"`
+	Preference string `json:"preference"` // "y", "n" or "no statement"
+	Source     string `json:"source"`
+	Line       int    `json:"line"`
 }
 
 // result prints the verdict v on the URL raw, checked against src.
@@ -110,6 +120,9 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
 	default:
 		fmt.Fprintf(p.w, ", line %d", v.Line)
 	}
+	if !v.Usage.IsZero() {
+		fmt.Fprintf(p.w, "; usage: %s", printable(v.Usage.String()))
+	}
 	p.w.WriteByte('\n')
 }
 
@@ -121,6 +134,9 @@ func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text 
 	}
 	if res.GroupLines == nil {
 		res.GroupLines = []int{}
+	}
+	for _, u := range v.Usage.Statements() {
+		res.Usage = append(res.Usage, usageResult{Key: u.Key, Preference: u.Preference.String(), Source: u.Source.String(), Line: u.Line})
 	}
 	if res.Sitemaps == nil {
 		res.Sitemaps = []string{}
@@ -221,18 +237,21 @@ func plural(n int, word string) string {
 	return strconv.Itoa(n) + " " + word + "s"
 }
 
-// printable returns s, or s quoted when it holds control characters or
-// invalid UTF-8, so that text from a robots.txt cannot drive the terminal.
-func printable(s string) string {
-	if !utf8.ValidString(s) {
-		return strconv.Quote(s)
+// printable returns s with every character that could drive a terminal
+// escaped (control and format characters, invalid UTF-8; see
+// internal/termsafe), so that text from a site reaches the terminal as text.
+func printable(s string) string { return termsafe.Line(s) }
+
+// jsonSafe writes each JSON value a json.Encoder hands it with the
+// characters encoding/json leaves raw (DEL, C1 controls, format characters
+// such as U+202E) escaped as \uHHHH: the decoded values are unchanged.
+type jsonSafe struct{ w io.Writer }
+
+func (j jsonSafe) Write(b []byte) (int, error) {
+	if _, err := j.w.Write(termsafe.JSON(b)); err != nil {
+		return 0, err
 	}
-	for _, r := range s {
-		if r != '\t' && !unicode.IsPrint(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
+	return len(b), nil
 }
 
 // span is the half-open byte range [start, end) of one line.

@@ -6,6 +6,7 @@
 // Usage:
 //
 //	robotsadmin [flags] list             one line per origin: outcome, status, fetched, expires, failures, delay, lease
+//	                                     (streamed as Redis is scanned, in no particular order)
 //	robotsadmin [flags] show URL|ORIGIN  one origin's record decoded, its robots.txt body and its lease
 //	robotsadmin [flags] purge URL|ORIGIN drop the origin's record for the whole fleet (Forget)
 //
@@ -14,7 +15,10 @@
 //	-redis ADDR    host:port, unix:/path/to/socket or a redis:// URL (password, database); default localhost:6379
 //	-prefix P      the workers' key prefix (redisbackend.WithPrefix); default "robotsext:"
 //	-agent TOKEN   the product token whose Crawl-delay is shown; default "*"
-//	-timeout D     the bound on each Redis call; default 5s
+//	-timeout D     the bound on each Redis call (not on the command); default 5s
+//	-host GLOB     list only origins whose host[:port] matches GLOB (path.Match syntax: "*.example.com")
+//	-state LIST    list only origins in these states, comma-separated: ok, unavailable, unreachable,
+//	               unauthorized, stale (unreachable, last good copy obeyed), unreadable, leased
 //
 // An origin is given as a URL ("https://Example.com/any/path") or as an
 // origin ("https://example.com"); it is reduced to the form the workers
@@ -22,9 +26,27 @@
 // seconds (it reads the purge log while crawling) and the next request
 // fetches robots.txt again, once for the fleet.
 //
-// Every error (Redis unreachable, a wrong prefix under which nothing is
-// stored, an origin without a record, bad arguments) is one line on
-// standard error and exit status 2.
+// list streams: it prints each page of about a thousand origins as SCAN
+// finds them, reading their records in one pipelined round trip per few
+// hundred origins, so a fleet of a million origins prints from the first
+// second and takes as long as it takes (about 10 s per million on a local
+// Redis; see docs/scaling.md). Columns are aligned within each page; pipe
+// the output to sort for an ordered list. A summary ("listed 12 of 12
+// origins") follows on standard error. A fleet with no record (every one
+// purged or expired) is a normal answer: the header alone, exit status 0.
+//
+// Everything printed that a site or the fleet wrote (robots.txt bodies,
+// URLs, errors, validators, origins, worker ids) has its control and
+// format characters escaped, as \x1b, \u009b or \u202e (see
+// internal/termsafe): a robots.txt cannot set the terminal's title, clear
+// it or reorder what it shows. A CRLF body prints as lines. The password
+// (and user name) of a -redis URL is never printed: every message shows
+// it as xxxxx.
+//
+// Every error (Redis unreachable, a wrong prefix under which nothing was
+// ever stored, an origin without a record, bad arguments such as an empty
+// -prefix or a port outside 1-65535) is one line on standard error and
+// exit status 2.
 package main
 
 import (
@@ -33,8 +55,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
-	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,6 +65,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/robotsext/robotsext"
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/termsafe"
 	"github.com/robotsext/robotsext/redisbackend"
 )
 
@@ -67,10 +91,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("redis", "localhost:6379", "Redis: host:port, unix:/path or a redis:// URL")
 	prefix := fs.String("prefix", redisbackend.DefaultPrefix, "the workers' key prefix")
 	agent := fs.String("agent", "*", "product token whose Crawl-delay is shown")
-	timeout := fs.Duration("timeout", 5*time.Second, "bound on each Redis call")
+	timeout := fs.Duration("timeout", 5*time.Second, "bound on each Redis call (not on the command)")
+	host := fs.String("host", "", "list: only origins whose host[:port] matches this `glob`, such as *.example.com")
+	state := fs.String("state", "", "list: only origins in these `states`: ok, unavailable, unreachable, unauthorized, stale, unreadable, leased")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: robotsadmin [flags] list | show URL | purge URL")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "Control and format characters from robots.txt files, URLs and errors are printed escaped (\\x1b, \\u202e);\n"+
+			"the credentials of a -redis URL are printed as xxxxx.")
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -78,11 +106,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	err := dispatch(fs.Args(), *addr, *prefix, *agent, *timeout, stdout)
+	prefixGiven := false
+	fs.Visit(func(f *flag.Flag) { prefixGiven = prefixGiven || f.Name == "prefix" })
+	var err error
+	if prefixGiven && *prefix == "" {
+		err = usageError{fmt.Sprintf("-prefix is empty: give the workers' key prefix (redisbackend.WithPrefix; the default is %q)", redisbackend.DefaultPrefix)}
+	} else {
+		f := filter{host: *host}
+		if f.states, err = parseStates(*state); err == nil {
+			err = dispatch(fs.Args(), *addr, *prefix, *agent, *timeout, f, stdout, stderr)
+		}
+	}
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "robotsadmin:", err)
+	fmt.Fprintln(stderr, "robotsadmin:", termsafe.Line(redact(err.Error(), *addr)))
 	if errors.As(err, new(usageError)) {
 		fs.Usage()
 	}
@@ -90,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // dispatch runs one subcommand.
-func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, w io.Writer) error {
+func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, f filter, w, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{"no command given"}
 	}
@@ -106,6 +144,8 @@ func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, 
 		return usageError{fmt.Sprintf("%s takes %d argument(s), got %d", cmd, want, len(rest))}
 	case timeout <= 0:
 		return usageError{"-timeout must be positive"}
+	case cmd != "list" && (f.host != "" || f.states != nil):
+		return usageError{"-host and -state filter list; " + cmd + " takes one origin"}
 	}
 	opts, err := clientOptions(addr)
 	if err != nil {
@@ -115,17 +155,20 @@ func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, 
 	opts.MaxRetries = -1 // one clear error rather than three slow ones
 	client := redis.NewClient(opts)
 	defer client.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*timeout)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		return fmt.Errorf("cannot reach Redis at %s: %v", addr, err)
+	pctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err = client.Ping(pctx).Err()
+	cancel()
+	if err != nil {
+		return fmt.Errorf("cannot reach Redis at %s: %v", addr, err) // run redacts addr's credentials
 	}
+	// Each call of the Backend is bounded by timeout; the command is not.
+	ctx := context.Background()
 	b := redisbackend.New(client, redisbackend.WithPrefix(prefix), redisbackend.WithTimeout(timeout),
 		redisbackend.WithHeartbeat(-1), redisbackend.WithWorkerID("robotsadmin"))
-	a := admin{b: b, prefix: prefix, agent: agent, w: w}
+	a := admin{b: b, prefix: prefix, agent: agent, w: w, stderr: stderr}
 	switch cmd {
 	case "list":
-		return a.list(ctx)
+		return a.list(ctx, f)
 	case "show":
 		return a.show(ctx, rest[0])
 	default:
@@ -157,37 +200,131 @@ type admin struct {
 	prefix string
 	agent  string
 	w      io.Writer
+	stderr io.Writer // the list's summary
 }
 
-// list prints one line per origin with a record, sorted.
-func (a admin) list(ctx context.Context) error {
-	var origins []string
-	if err := a.b.Origins(ctx, func(o string) error {
-		origins = append(origins, o)
-		return nil
-	}); err != nil {
+// inspectBatch is how many origins list reads in one pipelined round trip:
+// small enough that a batch of large records stays a few megabytes.
+const inspectBatch = 200
+
+// list prints one line per origin with a record that passes f, page by
+// page as the scan finds them, and a summary on a.stderr.
+func (a admin) list(ctx context.Context, f filter) error {
+	tw := tabwriter.NewWriter(a.w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ORIGIN\tOUTCOME\tSTATUS\tFETCHED\tEXPIRES\tFAILURES\tDELAY\tLEASE")
+	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(origins) == 0 {
+	scanned, listed := 0, 0
+	err := a.b.ScanOrigins(ctx, f.host, func(page []string) error {
+		for len(page) > 0 {
+			n := min(len(page), inspectBatch)
+			sts, err := a.b.InspectMany(ctx, page[:n])
+			if err != nil {
+				return err
+			}
+			page = page[n:]
+			for _, st := range sts {
+				if st.Record == nil && !st.Corrupt {
+					continue // expired or purged since the scan
+				}
+				scanned++
+				if !f.keeps(st) {
+					continue
+				}
+				listed++
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Line(st.Origin), outcome(st), status(st),
+					when(st, fetchedAt), when(st, expiresAt), failures(st), a.delay(st), holder(st))
+			}
+		}
+		return tw.Flush() // each page as it comes
+	})
+	if errors.Is(err, redisbackend.ErrBadHostPattern) {
+		return usageError{"-host: " + err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	if scanned == 0 && f.host == "" {
+		// Nothing to list: a fleet whose records were all purged or
+		// expired, or a prefix that never held anything.
 		if err := a.checkPrefix(ctx); err != nil {
 			return err
 		}
+		fmt.Fprintf(a.stderr, "robotsadmin: no origin has a record under prefix %q (the fleet's heartbeats or purge log are there: every record was purged or has expired)\n", a.prefix)
+		return nil
 	}
-	slices.Sort(origins)
-	tw := tabwriter.NewWriter(a.w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ORIGIN\tOUTCOME\tSTATUS\tFETCHED\tEXPIRES\tFAILURES\tDELAY\tLEASE")
-	for _, o := range origins {
-		st, err := a.b.Inspect(ctx, o)
-		if err != nil {
-			return err
-		}
-		if st.Record == nil && !st.Corrupt {
-			continue // expired since the scan
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", o, outcome(st), status(st), when(st, fetchedAt), when(st, expiresAt),
-			failures(st), a.delay(st), holder(st))
+	fmt.Fprintf(a.stderr, "robotsadmin: listed %d of %d origins with a record%s\n", listed, scanned, f)
+	return nil
+}
+
+// filter is what list keeps: origins whose host matches host (path.Match;
+// "" keeps all) and whose state is one of states (nil keeps all).
+type filter struct {
+	host   string
+	states map[string]bool
+}
+
+// states list can filter on, in the order the help names them.
+var stateNames = []string{"ok", "unavailable", "unreachable", "unauthorized", "stale", "unreadable", "leased"}
+
+// parseStates reads -state.
+func parseStates(list string) (map[string]bool, error) {
+	if list == "" {
+		return nil, nil
 	}
-	return tw.Flush()
+	m := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.ToLower(strings.TrimSpace(s))
+		known := false
+		for _, n := range stateNames {
+			known = known || n == s
+		}
+		if !known {
+			return nil, usageError{fmt.Sprintf("-state %q: unknown state %q; want a comma-separated list of %s", list, s, strings.Join(stateNames, ", "))}
+		}
+		m[s] = true
+	}
+	return m, nil
+}
+
+// keeps reports whether list prints st.
+func (f filter) keeps(st redisbackend.OriginState) bool {
+	if f.states == nil {
+		return true
+	}
+	if st.LeaseHolder != "" && f.states["leased"] {
+		return true
+	}
+	if st.Corrupt {
+		return f.states["unreadable"]
+	}
+	l := st.Record.Latest
+	if l.Outcome == backend.OutcomeUnreachable && st.Record.Good != nil && f.states["stale"] {
+		return true
+	}
+	return f.states[robotsext.Outcome(l.Outcome).String()]
+}
+
+// String describes the filter for the summary: "" without one.
+func (f filter) String() string {
+	var parts []string
+	if f.host != "" {
+		parts = append(parts, "host "+strconv.Quote(f.host))
+	}
+	if f.states != nil {
+		var ss []string
+		for _, n := range stateNames {
+			if f.states[n] {
+				ss = append(ss, n)
+			}
+		}
+		parts = append(parts, "state "+strings.Join(ss, ","))
+	}
+	if parts == nil {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // show prints one origin's record, body and lease.
@@ -197,7 +334,7 @@ func (a admin) show(ctx context.Context, arg string) error {
 		return err
 	}
 	p := func(k string, v any) { fmt.Fprintf(a.w, "%-14s %v\n", k+":", v) }
-	p("origin", st.Origin)
+	p("origin", termsafe.Line(st.Origin))
 	p("lease", holder(st))
 	if st.Pause != "" {
 		p("back-off", fmt.Sprintf("%s until %s (the host asked for less: 429, 503 or a run of 5xx)", st.Pause, st.PauseEnds.UTC().Format(time.RFC3339Nano)))
@@ -213,12 +350,12 @@ func (a admin) show(ctx context.Context, arg string) error {
 	r := st.Record
 	p("outcome", outcome(st))
 	p("status", status(st))
-	p("url", r.Latest.URL)
+	p("url", termsafe.Line(r.Latest.URL))
 	if r.Latest.FinalURL != "" && r.Latest.FinalURL != r.Latest.URL {
-		p("final url", fmt.Sprintf("%s (%d redirects)", r.Latest.FinalURL, r.Latest.Redirects))
+		p("final url", fmt.Sprintf("%s (%d redirects)", termsafe.Line(r.Latest.FinalURL), r.Latest.Redirects))
 	}
 	if r.Latest.Err != "" {
-		p("error", r.Latest.Err)
+		p("error", termsafe.Line(r.Latest.Err))
 	}
 	p("fetched", when(st, fetchedAt))
 	p("expires", when(st, expiresAt))
@@ -227,18 +364,19 @@ func (a admin) show(ctx context.Context, arg string) error {
 		p("good since", r.GoodAt.UTC().Format(time.RFC3339))
 	}
 	if r.Latest.ETag != "" || r.Latest.LastModified != "" {
-		p("validators", fmt.Sprintf("ETag %q, Last-Modified %q", r.Latest.ETag, r.Latest.LastModified))
+		p("validators", fmt.Sprintf("ETag %s, Last-Modified %s", termsafe.Line(orNone(r.Latest.ETag)), termsafe.Line(orNone(r.Latest.LastModified))))
 	}
 	p("kept until", fmt.Sprintf("%s (Redis TTL %s)", r.KeepUntil().UTC().Format(time.RFC3339), st.RecordTTL.Round(time.Second)))
-	p("crawl-delay", a.delay(st)+" (for "+a.agent+")")
+	p("crawl-delay", a.delay(st)+" (for "+termsafe.Line(a.agent)+")")
 	body, what := r.Latest.Body, "robots.txt"
 	if r.Latest.Outcome != backend.OutcomeOK && r.Good != nil {
 		body, what = r.Good.Body, "robots.txt (the last good copy, still obeyed)"
 	}
 	if body != nil {
-		fmt.Fprintf(a.w, "--- %s, %d bytes%s ---\n", what, len(body), truncated(r))
-		a.w.Write(body)
-		if len(body) > 0 && body[len(body)-1] != '\n' {
+		fmt.Fprintf(a.w, "--- %s, %d bytes%s, control characters escaped ---\n", what, len(body), truncated(r))
+		text := termsafe.Text(string(body))
+		io.WriteString(a.w, text)
+		if len(text) > 0 && text[len(text)-1] != '\n' {
 			fmt.Fprintln(a.w)
 		}
 		fmt.Fprintln(a.w, "---")
@@ -259,7 +397,7 @@ func (a admin) purge(ctx context.Context, arg string) error {
 	if err := f.Forget(ctx, st.Origin); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.w, "purged %s: workers drop their copy within seconds; the next request fetches robots.txt again\n", st.Origin)
+	fmt.Fprintf(a.w, "purged %s: workers drop their copy within seconds; the next request fetches robots.txt again\n", termsafe.Line(st.Origin))
 	return nil
 }
 
@@ -289,7 +427,7 @@ func (a admin) checkPrefix(ctx context.Context) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("nothing is stored under prefix %q: is it the workers' prefix (redisbackend.WithPrefix)?", a.prefix)
+		return fmt.Errorf("nothing was ever stored under prefix %q (no record, lease, heartbeat or purge log): is it the workers' prefix (redisbackend.WithPrefix)?", a.prefix)
 	}
 	return nil
 }
@@ -299,6 +437,11 @@ func originOf(arg string) (string, error) {
 	u, err := robotsext.RobotsURL(arg)
 	if err != nil {
 		return "", usageError{fmt.Sprintf("%q is not an http(s) URL or origin: %v", arg, err)}
+	}
+	if pu, err := url.Parse(u); err == nil && pu.Port() != "" {
+		if n, err := strconv.Atoi(pu.Port()); err != nil || n < 1 || n > 65535 {
+			return "", usageError{fmt.Sprintf("%q: port %s is out of range (1-65535)", arg, pu.Port())}
+		}
 	}
 	return strings.TrimSuffix(u, "/robots.txt"), nil
 }
@@ -379,7 +522,14 @@ func holder(st redisbackend.OriginState) string {
 	if st.LeaseHolder == "" {
 		return "-"
 	}
-	return fmt.Sprintf("%s (%s left)", st.LeaseHolder, st.LeaseTTL.Round(time.Millisecond))
+	return fmt.Sprintf("%s (%s left)", termsafe.Line(st.LeaseHolder), st.LeaseTTL.Round(time.Millisecond))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func truncated(r *backend.Record) string {
