@@ -98,3 +98,25 @@ func ExampleWithMaxBackoff() {
 	fmt.Println()
 	// Output: 429 503 5xx_run probe_failed
 }
+
+// WithAdaptivePace makes the delay between requests to a host follow its
+// response time, as Scrapy's AutoThrottle does; Origin reports it.
+func ExampleWithAdaptivePace() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer site.Close()
+
+	c := colly.NewCollector(colly.UserAgent("FooBot/1.0"))
+	ext := robotsext.Apply(c, robotsext.WithAdaptivePace(2), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+	c.Visit(site.URL + "/a")
+	c.Visit(site.URL + "/b")
+	info, _ := ext.Origin(site.URL)
+	// A loopback server answers in well under the Crawl-delay, which is the floor.
+	fmt.Println(info.AdaptiveDelay >= 50*time.Millisecond)
+	// Output: true
+}

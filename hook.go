@@ -66,6 +66,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
+	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
+		return // the context ended and Colly fails the request
+	}
 	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
 }
 
@@ -117,6 +120,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 			return
 		}
 	}
+	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
+		return // the context ended and Colly fails the request
+	}
 	_ = e.pacer.waitFor(ctx, o.host, r)
 }
 
@@ -128,6 +134,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
+	}
+	if e.adaptive.on() {
+		e.adaptiveSent(r)
 	}
 	if e.pauses.active.Load() != 0 && !e.backoffWire(c, r) {
 		return
@@ -155,6 +164,9 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 			ra = resp.Headers.Get("Retry-After")
 		}
 		e.backoffAnswer(resp.Request, resp.Request.URL, resp.StatusCode, ra)
+	}
+	if e.adaptive.on() && resp.Request != nil && resp.Request.URL != nil {
+		e.adaptiveAnswered(resp.Request, resp.Request.URL.Host, isOverload(resp.StatusCode))
 	}
 	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
 		return

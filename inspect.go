@@ -60,6 +60,9 @@ type OriginInfo struct {
 	PauseCause     PauseCause
 	PauseEnds      time.Time
 	BackoffWaiting int
+	// AdaptiveDelay is the host's delay under WithAdaptivePace (0 when
+	// the option is off or no answer came yet).
+	AdaptiveDelay time.Duration
 }
 
 // Origin reports what the Extension holds for rawURL's origin, without
@@ -86,6 +89,9 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 	}
 	if p, ok := e.pacer.info(o.host); ok {
 		info.CrawlDelay, info.NextSlot, info.Waiting = p.delay, p.next, p.waiting
+	}
+	if e.adaptive.on() {
+		info.AdaptiveDelay = e.adaptive.delayOf(o.host)
 	}
 	if ph, cause, until, waiting, ok := e.pauses.pauseOf(o.host, e.cfg.now()); ok {
 		info.Pause, info.PauseCause, info.PauseEnds, info.BackoffWaiting = ph.String(), cause, until, waiting

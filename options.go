@@ -95,6 +95,7 @@ type config struct {
 	// cap, the bound of a request's wait (0: the defaults), and off.
 	backoffBase, backoffMax, backoffWait time.Duration
 	backoffOff                           bool
+	adaptiveTarget                       float64 // WithAdaptivePace; ≤ 0: off
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
