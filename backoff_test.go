@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -428,5 +429,36 @@ func TestBackoffFleetMemory(t *testing.T) {
 	}
 	if st.BackendErrors != 0 {
 		t.Errorf("%d backend errors", st.BackendErrors)
+	}
+}
+
+// failingPauser is a backend.Memory whose Pauser calls all fail, as a
+// Backend that is down would.
+type failingPauser struct{ *backend.Memory }
+
+var errPauserDown = fmt.Errorf("pauser down")
+
+func (failingPauser) Pause(context.Context, string, time.Duration, time.Duration, time.Duration) (time.Duration, bool, bool, bool, error) {
+	return 0, false, false, false, errPauserDown
+}
+func (failingPauser) Ask(context.Context, string, string) (time.Duration, bool, bool, bool, error) {
+	return 0, false, false, false, errPauserDown
+}
+func (failingPauser) Answered(context.Context, string, string) (bool, error) {
+	return false, errPauserDown
+}
+func (failingPauser) Paused(context.Context, int) ([]string, error) { return nil, errPauserDown }
+
+// TestBackoffBackendDown: when the Backend's Pauser fails, each worker
+// backs off on its own (the failure counted as a backend error), and the
+// host is still spared. Real time, as in TestBackoffScenarios.
+func TestBackoffBackendDown(t *testing.T) {
+	t.Parallel()
+	sc := scenario{async: true, pages: 40, status: 503, ra: fixedRA("1"), retries: 30}
+	during, _, ok, st := sc.runFleet(t, true, 1, failingPauser{backend.NewMemory()})
+	t.Logf("Pauser down: %d requests in the overload, %d pages 200, %d backend errors, pauses %v", during, ok, st.BackendErrors, st.Pauses)
+	if during > 8 || ok != sc.pages || st.BackendErrors == 0 || st.Pauses[PauseUnavailable] != 1 {
+		t.Fatalf("%d requests in the overload, %d pages 200, %d backend errors, pauses %v; want ≤ 8, %d, some, one local pause",
+			during, ok, st.BackendErrors, st.Pauses, sc.pages)
 	}
 }
