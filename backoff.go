@@ -277,6 +277,7 @@ func (e *Extension) backoffFailed(tok any) {
 	b.mu.Lock()
 	key, ok := b.probes[tok]
 	delete(b.probes, tok)
+	delete(b.tokens, tok)
 	b.mu.Unlock()
 	if ok {
 		e.pauseHost(key, key, PauseProbeFailed, 0, "", e.cfg.now())

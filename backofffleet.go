@@ -66,8 +66,8 @@ func (e *Extension) fleetRepaired(key string) {
 // fleetPause records an overload signal in the Backend. ok is false
 // when there is no working Pauser: the caller pauses locally.
 func (e *Extension) fleetPause(key string, cause PauseCause, after, base, limit time.Duration, now time.Time) (d time.Duration, started, capped, ok bool) {
-	if !e.fleetPauser() {
-		return 0, false, false, false
+	if !e.fleetPauser() || e.cfg.shadow {
+		return 0, false, false, false // shadow mode pauses nobody, here or in the fleet
 	}
 	ctx, cancel := e.fleetCall()
 	defer cancel()
