@@ -205,10 +205,10 @@ func ExampleWithRedirectHandler() {
 
 // A redirect handler set after Apply must wrap the Extension's, or redirect
 // hops are no longer checked.
-func ExampleExtension_RedirectHandler() {
+func ExampleExtension_WrapRedirectHandler() {
 	c := colly.NewCollector()
 	ext := robotsext.Apply(c)
-	c.SetRedirectHandler(ext.RedirectHandler(func(req *http.Request, via []*http.Request) error {
+	c.SetRedirectHandler(ext.WrapRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 3 {
 			return http.ErrUseLastResponse
 		}

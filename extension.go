@@ -165,7 +165,7 @@ func (e *Extension) Attach(c *colly.Collector) {
 			next = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		}
 	}
-	c.SetRedirectHandler(e.RedirectHandler(next))
+	c.SetRedirectHandler(e.WrapRedirectHandler(next))
 }
 
 func isYes(s string) bool {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/robotsext/robotsext/backend"
 )
 
 // Sentinel errors, for errors.Is.
@@ -66,49 +68,36 @@ func (e *localError) Error() string {
 }
 func (e *localError) Unwrap() []error { return []error{ErrLocal, e.err} }
 
-// Outcome classifies a robots.txt fetch (RFC 9309 §2.3.1).
-type Outcome uint8
+// Outcome classifies a robots.txt fetch (RFC 9309 §2.3.1). It is defined
+// in package backend, whose records store it, and is the same type there;
+// its String ("ok", "unavailable", "unreachable", "unauthorized") is short,
+// snake_case and stable, so metrics use it as their label.
+type Outcome = backend.Outcome
 
 const (
 	// OutcomeUnreachable: 5xx, 429, network or TLS error, timeout, or a
 	// body cut short. It is the zero value: knowing nothing is treated as
 	// unreachable, and the FailMode decides.
-	OutcomeUnreachable Outcome = iota
+	OutcomeUnreachable = backend.OutcomeUnreachable
 	// OutcomeOK: 2xx; the body was parsed into Robots.Policy. A 304 answer
 	// to a revalidation is OK too, with the previous Policy.
-	OutcomeOK
+	OutcomeOK = backend.OutcomeOK
 	// OutcomeUnavailable: 4xx (401 and 403 included unless
 	// WithUnauthorizedDisallowAll), more than MaxRedirects redirects, a
 	// redirect to a non-http URL, or another 3xx that cannot be followed.
 	// Everything is allowed.
-	OutcomeUnavailable
+	OutcomeUnavailable = backend.OutcomeUnavailable
 	// OutcomeUnauthorized: 401 or 403 with WithUnauthorizedDisallowAll:
 	// everything is disallowed.
-	OutcomeUnauthorized
+	OutcomeUnauthorized = backend.OutcomeUnauthorized
 )
-
-var outcomeText = [...]string{
-	OutcomeUnreachable:  "unreachable",
-	OutcomeOK:           "ok",
-	OutcomeUnavailable:  "unavailable",
-	OutcomeUnauthorized: "unauthorized",
-}
-
-// String returns "ok", "unavailable", "unreachable" or "unauthorized":
-// short, snake_case and stable, so metrics use it as their label.
-func (o Outcome) String() string {
-	if int(o) < len(outcomeText) {
-		return outcomeText[o]
-	}
-	return "unknown outcome"
-}
 
 // Outcomes returns every Outcome this version defines, in order, from
 // OutcomeUnreachable on.
 func Outcomes() []Outcome {
-	os := make([]Outcome, len(outcomeText))
-	for i := range os {
-		os[i] = Outcome(i)
+	os := make([]Outcome, 0, 4)
+	for o := OutcomeUnreachable; o.String() != "unknown outcome"; o++ {
+		os = append(os, o)
 	}
 	return os
 }

@@ -324,7 +324,7 @@ func WithHeaders(h http.Header) Option {
 // for every redirect hop the robots.txt check lets through. Colly keeps its
 // redirect handler private, so Apply cannot find one set earlier with
 // c.SetRedirectHandler: pass it here instead, or install
-// e.RedirectHandler(yours) with c.SetRedirectHandler after Apply. A nil
+// e.WrapRedirectHandler(yours) with c.SetRedirectHandler after Apply. A nil
 // handler keeps Colly's default (at most 10 redirects, Authorization
 // dropped when the host changes).
 func WithRedirectHandler(fn RedirectHandler) Option {

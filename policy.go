@@ -30,8 +30,8 @@ const (
 // a nil *Policy allow everything.
 //
 // ParsePolicy keeps each rule as written, in file order; a group's index for
-// Check is built the first time a question needs that group (compile.go),
-// so that the groups of other crawlers cost nothing but their patterns.
+// Check is built the first time a question needs that group, so that the
+// groups of other crawlers cost nothing but their patterns.
 type Policy struct {
 	// The fields a check reads come first, to share few cache lines.
 

@@ -16,7 +16,7 @@ import (
 func answerOf(r *Robots, body []byte) backend.Answer {
 	a := backend.Answer{
 		URL: r.URL, FinalURL: r.FinalURL, Redirects: r.Redirects, Status: r.Status,
-		Outcome: uint8(r.Outcome), Truncated: r.Truncated, NotModified: r.NotModified,
+		Outcome: r.Outcome, Truncated: r.Truncated, NotModified: r.NotModified,
 		FetchedAt: r.FetchedAt, Expires: r.Expires, RetryAfter: r.RetryAfter,
 		ETag: r.ETag, LastModified: r.LastModified,
 	}
@@ -31,7 +31,7 @@ func answerOf(r *Robots, body []byte) backend.Answer {
 
 // robotsOf rebuilds a Robots from a stored answer, parsing its body.
 func robotsOf(a *backend.Answer) *Robots {
-	outcome := Outcome(a.Outcome)
+	outcome := a.Outcome
 	r := &Robots{
 		URL: a.URL, FinalURL: a.FinalURL, Redirects: a.Redirects, Status: a.Status,
 		Outcome: outcome, Truncated: a.Truncated, NotModified: a.NotModified,
@@ -70,7 +70,7 @@ func goodAnswer(rec *backend.Record) *backend.Answer {
 	if rec == nil {
 		return nil
 	}
-	if Outcome(rec.Latest.Outcome) == OutcomeOK {
+	if rec.Latest.Outcome == OutcomeOK {
 		return &rec.Latest
 	}
 	return rec.Good

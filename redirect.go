@@ -79,7 +79,7 @@ const (
 	hopHeadroom  = 2 * time.Second
 )
 
-// RedirectHandler returns a redirect handler for c.SetRedirectHandler that
+// WrapRedirectHandler returns a redirect handler for c.SetRedirectHandler that
 // first refuses hops into URLs their own origin's robots.txt disallows
 // (the request then fails with a *BlockedError, reported to OnBlocked),
 // then runs next, then keeps the hop's host's Crawl-delay: it waits for
@@ -91,9 +91,9 @@ const (
 // any redirect handler runs. A nil next keeps Colly's default: at most 10
 // redirects, then the last response is returned, and Authorization is
 // dropped when the host changes. Attach installs
-// RedirectHandler(WithRedirectHandler's handler); call it yourself only
+// WrapRedirectHandler(WithRedirectHandler's handler); call it yourself only
 // when you set a redirect handler after Apply.
-func (e *Extension) RedirectHandler(next RedirectHandler) RedirectHandler {
+func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
 		if err := e.checkHop(req); err != nil {

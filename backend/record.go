@@ -19,13 +19,33 @@ const (
 	MinPaceKeep = time.Minute
 )
 
-// Outcome values of Answer.Outcome, as robotsext.Outcome numbers them.
+// Outcome classifies a robots.txt answer (RFC 9309 §2.3.1); robotsext
+// documents each value and names the same type robotsext.Outcome.
+type Outcome uint8
+
+// The Outcomes, numbered as stored: a Backend keeps them as these numbers.
 const (
-	OutcomeUnreachable uint8 = iota
-	OutcomeOK
-	OutcomeUnavailable
-	OutcomeUnauthorized
+	OutcomeUnreachable  Outcome = iota // 5xx, 429, network error, timeout, body cut short
+	OutcomeOK                          // 2xx (or 304 on revalidation): the body is the rules
+	OutcomeUnavailable                 // 4xx or too many redirects: no rules, all allowed
+	OutcomeUnauthorized                // 401/403 read as "disallow all" (an option)
 )
+
+var outcomeText = [...]string{
+	OutcomeUnreachable:  "unreachable",
+	OutcomeOK:           "ok",
+	OutcomeUnavailable:  "unavailable",
+	OutcomeUnauthorized: "unauthorized",
+}
+
+// String returns "ok", "unavailable", "unreachable" or "unauthorized", or
+// "unknown outcome" for a number no version defines (a corrupt record).
+func (o Outcome) String() string {
+	if int(o) < len(outcomeText) {
+		return outcomeText[o]
+	}
+	return "unknown outcome"
+}
 
 // Record is what a Backend stores for one origin: its latest robots.txt
 // answer and what the next fetch needs to know (the last good copy for
@@ -56,7 +76,7 @@ type Answer struct {
 	FinalURL     string
 	Redirects    int
 	Status       int
-	Outcome      uint8  // a robotsext.Outcome: 0 unreachable, 1 ok, 2 unavailable, 3 unauthorized
+	Outcome      Outcome
 	Err          string // Robots.Err's text, "" when nil
 	Body         []byte // the robots.txt parsed, for OutcomeOK; nil otherwise
 	Truncated    bool

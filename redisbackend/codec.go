@@ -254,7 +254,7 @@ func (d *decoder) answer(a *backend.Answer) {
 	}
 	a.Redirects = int(d.varint())
 	a.Status = int(d.varint())
-	a.Outcome = uint8(d.uvarint())
+	a.Outcome = backend.Outcome(d.uvarint())
 	a.Err = d.string()
 	if flags&ansBody != 0 {
 		size := d.uvarint()

@@ -303,7 +303,7 @@ func (f filter) keeps(st redisbackend.OriginState) bool {
 	if l.Outcome == backend.OutcomeUnreachable && st.Record.Good != nil && f.states["stale"] {
 		return true
 	}
-	return f.states[robotsext.Outcome(l.Outcome).String()]
+	return f.states[l.Outcome.String()]
 }
 
 // String describes the filter for the summary: "" without one.
@@ -453,7 +453,7 @@ func outcome(st redisbackend.OriginState) string {
 	case st.Record == nil:
 		return "-"
 	}
-	s := robotsext.Outcome(st.Record.Latest.Outcome).String()
+	s := st.Record.Latest.Outcome.String()
 	if st.Record.Latest.Outcome == backend.OutcomeUnreachable && st.Record.Good != nil {
 		s += " (stale copy obeyed)"
 	}
