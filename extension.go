@@ -28,16 +28,18 @@ import (
 // WithFetchConcurrency fetches run at once. With WithBackend, the cache is
 // a near-cache of records shared with other Extensions or processes.
 type Extension struct {
-	c       *colly.Collector // the collector given to Apply; may be nil
-	cfg     *config          // read-only after Apply
-	fetcher *fetcher         // read-only after Apply
-	urls    whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
-	cache   *lru
-	flights singleflight.Group // one robots.txt fetch per origin at a time
-	pacer   *pacer
-	stats   counters
-	id      identity // the product token, derived once per User-Agent
-	exports sync.Map // keys claimed by metrics adapters (ClaimExport)
+	c        *colly.Collector // the collector given to Apply; may be nil
+	cfg      *config          // read-only after Apply
+	fetcher  *fetcher         // read-only after Apply
+	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
+	cache    *lru
+	flights  singleflight.Group // one robots.txt fetch per origin at a time
+	pacer    *pacer
+	pauses   hostPauses   // the hosts that asked for less (backoff.go)
+	adaptive adaptivePace // WithAdaptivePace (adaptive.go)
+	stats    counters
+	id       identity // the product token, derived once per User-Agent
+	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
 
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)
@@ -102,6 +104,10 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	}
 	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
 		e.purging = true
+	}
+	e.adaptive.target = cfg.adaptiveTarget
+	if p, ok := cfg.backend.(backend.Pauser); ok && p != nil && !cfg.backoffOff {
+		e.pauses.pauser, e.pauses.tokPrefix = p, newTokenPrefix()
 	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {
@@ -278,6 +284,7 @@ func (e *Extension) Stats() Stats {
 	s.BackendAnomalies = e.pacer.nanomalies.Load()
 	s.HeldNow = e.held.Load()
 	s.Fallback = e.cfg.backend != nil && !e.backendUp()
+	e.pauses.stats(&s)
 	return s
 }
 

@@ -573,21 +573,8 @@ func secondsDuration(n int64) time.Duration {
 // retryAfter reads Retry-After: delay seconds or an HTTP date, capped at
 // maxBackoff either way (a number too large for int64 is capped too).
 func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-		if n == 0 && err == nil {
-			return 0
-		}
-		if err != nil || n > uint64(maxBackoff/time.Second) {
-			return maxBackoff
-		}
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return min(t.Sub(now), maxBackoff)
+	if d, ok := parseRetryAfter(v, now); ok {
+		return min(d, maxBackoff)
 	}
 	return 0
 }

@@ -53,6 +53,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
+	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
+		return
+	}
 	e.stats.decided(v)
 	if !v.Allowed {
 		if !e.cfg.shadow {
@@ -63,7 +66,25 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
+	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
+		return // the context ended and Colly fails the request
+	}
 	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
+}
+
+// admitted waits while r's host is paused (backoff.go). It returns false
+// when r is refused instead (it would have waited longer than
+// WithBackoffWait): r is then aborted, counted and reported to OnBlocked
+// with a ReasonBackoff Verdict.
+func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string) bool {
+	v, ok := e.backoffGate(ctx, host, r)
+	if ok || v.Reason != ReasonBackoff {
+		return true // on ctx's end Colly fails the request
+	}
+	e.stats.decided(v)
+	r.Abort()
+	e.blocked(ctx, r, v)
+	return false
 }
 
 // warnBuiltin says, once per Extension, that Colly's own robots.txt check
@@ -86,6 +107,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 		e.stats.cancelled.Add(1)
 		return
 	}
+	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
+		return
+	}
 	e.stats.decided(v)
 	if !v.Allowed {
 		if !e.cfg.shadow || v.Reason == ReasonLocalError {
@@ -96,14 +120,28 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 			return
 		}
 	}
+	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
+		return // the context ended and Colly fails the request
+	}
 	_ = e.pacer.waitFor(ctx, o.host, r)
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
-// own LimitRules, just before the request is sent. The pacer's gate holds
-// the host's delay at the wire here (gate.go).
+// own LimitRules, just before the request is sent. A request whose host
+// was paused while it waited for its LimitRule slot goes back to the
+// OnRequest hook's wait (backoff.go); the pacer's gate holds the host's
+// delay at the wire here (gate.go).
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
-	if r.IsAbort() || r.URL == nil || e.pacer.npaced.Load() == 0 {
+	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	if e.adaptive.on() {
+		e.adaptiveSent(r)
+	}
+	if e.pauses.active.Load() != 0 && !e.backoffWire(c, r) {
+		return
+	}
+	if e.pacer.npaced.Load() == 0 {
 		return
 	}
 	o, err := originOf(r.URL)
@@ -114,11 +152,21 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its hold (and its fleet-wide hold, with a Holder) is
+// answered, so its back-off reads the answer (backoff.go), its hold (and its fleet-wide hold, with a Holder) is
 // released and the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
 		defer e.usageHeaders(resp) // after the pace is released
+	}
+	if resp.Request != nil && resp.Request.URL != nil && (isOverload(resp.StatusCode) || e.pauses.active.Load() != 0) {
+		var ra string
+		if resp.Headers != nil {
+			ra = resp.Headers.Get("Retry-After")
+		}
+		e.backoffAnswer(resp.Request, resp.Request.URL, resp.StatusCode, ra)
+	}
+	if e.adaptive.on() && resp.Request != nil && resp.Request.URL != nil {
+		e.adaptiveAnswered(resp.Request, resp.Request.URL.Host, isOverload(resp.StatusCode))
 	}
 	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
 		return

@@ -50,6 +50,19 @@ type OriginInfo struct {
 	CrawlDelay time.Duration
 	NextSlot   time.Time
 	Waiting    int
+	// Pause is the host's back-off phase ("" when it is in good health;
+	// "paused", "probing" or "recovering" after it answered 429, 503 or a
+	// run of 5xx), PauseCause why, and PauseEnds the earliest a request
+	// may start as far as the back-off is concerned: the pause's end, the
+	// latest the probe may take, or the next start of the recovery.
+	// BackoffWaiting counts the requests waiting for it now.
+	Pause          string
+	PauseCause     PauseCause
+	PauseEnds      time.Time
+	BackoffWaiting int
+	// AdaptiveDelay is the host's delay under WithAdaptivePace (0 when
+	// the option is off or no answer came yet).
+	AdaptiveDelay time.Duration
 }
 
 // Origin reports what the Extension holds for rawURL's origin, without
@@ -76,6 +89,12 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 	}
 	if p, ok := e.pacer.info(o.host); ok {
 		info.CrawlDelay, info.NextSlot, info.Waiting = p.delay, p.next, p.waiting
+	}
+	if e.adaptive.on() {
+		info.AdaptiveDelay = e.adaptive.delayOf(o.host)
+	}
+	if ph, cause, until, waiting, ok := e.pauses.pauseOf(o.host, e.cfg.now()); ok {
+		info.Pause, info.PauseCause, info.PauseEnds, info.BackoffWaiting = ph.String(), cause, until, waiting
 	}
 	return info, true
 }

@@ -93,6 +93,12 @@ type config struct {
 	backend          backend.Backend  // shared state; nil: the Extension's own
 	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
 
+	// The back-off (backoff.go): the first pause without Retry-After, its
+	// cap, the bound of a request's wait (0: the defaults), and off.
+	backoffBase, backoffMax, backoffWait time.Duration
+	backoffOff                           bool
+	adaptiveTarget                       float64 // WithAdaptivePace; ≤ 0: off
+
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to newPacer.
 	maxCrawlDelay time.Duration

@@ -225,6 +225,10 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.ended(e.context(), resp.Request)
+		e.backoffFailed(resp.Request)
+		if e.adaptive.on() && resp.Request.URL != nil {
+			e.adaptiveAnswered(resp.Request, resp.Request.URL.Host, true)
+		}
 	}
 	var d *DeferredRedirectError
 	if !errors.As(err, &d) {

@@ -49,8 +49,14 @@ var errBackend = errors.New("robotsext: backend failed")
 // the context's when ctx ends first, or wraps ErrLocal when this machine
 // could not fetch robots.txt after localRetries tries.
 func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
-	if e.purging {
-		e.maybePurge(e.cfg.now())
+	if e.purging || e.pauses.pauser != nil {
+		now := e.cfg.now()
+		if e.purging {
+			e.maybePurge(now)
+		}
+		if e.pauses.pauser != nil {
+			e.maybePollPauses(now)
+		}
 	}
 	if en := e.cache.get(o); en != nil && e.cfg.now().Before(en.expires) {
 		e.stats.hits.Add(1)

@@ -77,6 +77,27 @@ type Stats struct {
 	// Fallback reports that a Backend call failed recently and the
 	// Extension is fetching and pacing locally until its cool-down ends.
 	Fallback bool
+	// Pauses counts the pauses of hosts that asked for less, by cause
+	// (backoff.go); a pause doubled after a failed probe counts again.
+	// PausesCapped counts those WithMaxBackoff cut short. Probes counts
+	// the requests sent, one per host, when a pause ended.
+	Pauses       map[PauseCause]uint64
+	PausesCapped uint64
+	Probes       uint64
+	// BackoffWaited counts the requests that waited for a paused host in
+	// the OnRequest hook; BackoffRefused those refused because they would
+	// have waited longer than WithBackoffWait (also counted in Blocked
+	// under ReasonBackoff). BackoffWaiting is the number waiting now, and
+	// PausedHosts the number of hosts paused, probed or recovering now.
+	// BackoffRequeued counts the requests of Async collectors that
+	// reached the wire while their host was paused (they took their
+	// LimitRule slot before the pause began) and were sent again to wait
+	// in the OnRequest hook; each original reaches OnError with
+	// colly.ErrAbortedBeforeRequest.
+	BackoffWaited, BackoffRefused uint64
+	BackoffRequeued               uint64
+	BackoffWaiting                int64
+	PausedHosts                   int
 	// PaceWaits is how long each request to a host with a Crawl-delay
 	// waited for its turn in the OnRequest hook (the short hold at the
 	// wire is not included; with a Backend that is not a Starter the wait

@@ -55,6 +55,11 @@ const (
 	// in the page's Content-Usage response header (Line 0, Rule the
 	// header's value). Allow and Disallow rules allowed the URL.
 	ReasonUsage
+	// ReasonBackoff: the request's host asked for less (429, 503 or a run
+	// of 5xx) and is paused, and the request would have waited longer
+	// than WithBackoffWait for it; it was not sent. Verdict.RetryAt says
+	// when the host may be asked again.
+	ReasonBackoff
 )
 
 // reasons describes each Reason once: its prose for String, and its
@@ -79,6 +84,7 @@ var reasons = [...]struct {
 	ReasonNotApplicable: {"not an http(s) URL: robots.txt does not apply", "not_applicable", true, false},
 	ReasonLocalError:    {"robots.txt not fetched (local error): request dropped", "local_error", false, true},
 	ReasonUsage:         {"usage preferences refuse every declared purpose", "usage", false, true},
+	ReasonBackoff:       {"host paused (it asked for less): request refused", "backoff", false, true},
 }
 
 // String returns a short human-readable description of r.
@@ -142,7 +148,8 @@ type Verdict struct {
 	// RetryAt is, for ReasonUnreachable, when the origin's next
 	// robots.txt attempt is due (its backoff or Retry-After), and for
 	// ReasonLocalError the time of the refusal (the next request fetches
-	// again at once); zero for every other reason. A crawler with a queue
+	// again at once), for ReasonBackoff when the paused host may be asked
+	// again; zero for every other reason. A crawler with a queue
 	// of its own re-queues a URL refused for these reasons to be tried at
 	// RetryAt rather than losing it (see also WithDeferUnreachable).
 	RetryAt time.Time

@@ -196,3 +196,45 @@ type Forgetter interface {
 type FleetSizer interface {
 	FleetSize() int
 }
+
+// Pauser is implemented by Backends that share the back-off of hosts that
+// asked for less (429, 503, a run of 5xx; see robotsext.WithBackoffBase),
+// so that a pause seen by any worker holds for every worker, and the
+// fleet sends one probe when it ends, not one per worker. Every call is
+// timed by the backend's own clock. A host's state moves as one
+// process's does: paused until its end; then probing, one token at a
+// time (a probe unanswered for a while is replaced); then recovering,
+// its starts spaced by a gap that halves with each good answer; then in
+// good health, when the backend forgets it.
+//
+// A state the backend cannot read (garbage, a key of another type, an end
+// further ahead than the largest pause allows) is replaced as if the host
+// were in good health, and repaired is true so that the caller counts
+// and reports it. A state left idle for a few minutes past its latest
+// time may be forgotten.
+type Pauser interface {
+	// Pause records an overload answer from host: retryAfter is its
+	// Retry-After (0 when none), base the first pause without one, and
+	// limit the cap. A host in good health is paused for retryAfter (or
+	// base); a failure while it is probed or recovering doubles its latest
+	// pause (or takes retryAfter when longer); a failure while it is
+	// paused only extends the pause to retryAfter. wait is how long the
+	// pause still runs; started reports that this call began a pause (its
+	// caller counts and logs it, once for the fleet), capped that limit
+	// cut it.
+	Pause(ctx context.Context, host string, retryAfter, base, limit time.Duration) (wait time.Duration, started, capped, repaired bool, err error)
+	// Ask asks whether the request token may start to host now. wait 0
+	// means it may, and probe that it is the host's probe; otherwise the
+	// caller asks again after wait (at most). healthy reports that host
+	// has no back-off state: the caller stops asking.
+	Ask(ctx context.Context, host, token string) (wait time.Duration, probe, healthy, repaired bool, err error)
+	// Answered records a good answer (no overload signal) to the request
+	// token sent to host: the probe's starts the recovery, a recovering
+	// host's halves the gap. healthy reports that host is in good health
+	// now (or had no state).
+	Answered(ctx context.Context, host, token string) (healthy bool, err error)
+	// Paused returns up to max hosts that have a back-off state now, so
+	// that each worker learns of the pauses others saw. A call when no
+	// host has one should cost one cheap read.
+	Paused(ctx context.Context, max int) ([]string, error)
+}

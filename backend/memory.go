@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/pause"
 )
 
 // Memory is a Backend held in this process's memory. Extensions
@@ -18,8 +20,8 @@ import (
 //
 // Expired records, leases and paces are dropped as the backend is used, so
 // its memory follows the origins of the last MaxStale at most (and the
-// last memoryPurgeLog purges). It implements Starter, Holder, LeaseRenewer
-// and Forgetter besides Backend. The zero value is ready to use and safe for
+// last memoryPurgeLog purges). It implements Starter, Holder, LeaseRenewer,
+// Forgetter and Pauser besides Backend. The zero value is ready to use and safe for
 // concurrent use.
 type Memory struct {
 	// Now is the backend's clock; nil means time.Now. Set it before the
@@ -27,12 +29,13 @@ type Memory struct {
 	Now func() time.Time
 
 	mu      sync.Mutex
-	records map[string]*Record     // guarded by mu
-	leases  map[string]memoryLease // guarded by mu
-	paces   map[string]memoryPace  // guarded by mu
-	ops     int                    // guarded by mu; calls since the last sweep
-	purges  []string               // guarded by mu; the latest purged origins, oldest first
-	purged  uint64                 // guarded by mu; purges ever logged
+	records map[string]*Record              // guarded by mu
+	leases  map[string]memoryLease          // guarded by mu
+	paces   map[string]memoryPace           // guarded by mu
+	ops     int                             // guarded by mu; calls since the last sweep
+	purges  []string                        // guarded by mu; the latest purged origins, oldest first
+	purged  uint64                          // guarded by mu; purges ever logged
+	pauses  map[string]*pause.State[string] // guarded by mu; the hosts' back-off (pause.go)
 }
 
 var (

@@ -34,9 +34,17 @@ type OriginState struct {
 	LeaseHolder string
 	// LeaseTTL is how long the holder keeps the lease unless it renews it.
 	LeaseTTL time.Duration
+	// Pause is the host's back-off (backend.Pauser): "" in good health,
+	// "paused", "probing" or "recovering" after it asked for less, or
+	// "unreadable" (the next call repairs it). PauseEnds is, by Redis's
+	// clock, when the pause ends (paused), the probe expires (probing) or
+	// the next start of the recovery may go (recovering).
+	Pause     string
+	PauseEnds time.Time
 }
 
-// Inspect reads origin's record and lease in one round trip. origin is in
+// Inspect reads origin's record and lease, and its host's pause, in one
+// round trip. origin is in
 // the Extension's form: scheme, lower-case host, port only when not the
 // default ("https://example.com", "http://[::1]:8080").
 func (b *Backend) Inspect(ctx context.Context, origin string) (OriginState, error) {
@@ -57,8 +65,8 @@ func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginSt
 		return nil, nil
 	}
 	type reads struct {
-		raw, holder      *redis.StringCmd
-		recTTL, leaseTTL *redis.DurationCmd
+		raw, holder, pause *redis.StringCmd
+		recTTL, leaseTTL   *redis.DurationCmd
 	}
 	rs := make([]reads, len(origins))
 	key := b.keys.record(origins[0])
@@ -71,13 +79,19 @@ func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginSt
 				recKey, leaseKey := b.keys.record(o), b.keys.lease(o)
 				rs[i].raw, rs[i].recTTL = p.Get(ctx, recKey), p.PTTL(ctx, recKey)
 				rs[i].holder, rs[i].leaseTTL = p.Get(ctx, leaseKey), p.PTTL(ctx, leaseKey)
+				rs[i].pause = p.Get(ctx, b.keys.pause(hostOfOrigin(o)))
 			}
 			return nil
 		})
-		if errors.Is(err, redis.Nil) {
-			err = nil // a missing key is an answer here
+		pauses := make(map[redis.Cmder]bool, len(rs))
+		for _, r := range rs {
+			pauses[r.pause] = true
 		}
+		err = nil // each command's own error is looked at below
 		for _, c := range cmds {
+			if pauses[c] && isWrongType(c.Err()) {
+				continue // a pause key of another type reads as unreadable
+			}
 			if err == nil && c.Err() != nil && !errors.Is(c.Err(), redis.Nil) {
 				err = c.Err() // Pipelined returns the first error, perhaps a redis.Nil
 			}
@@ -99,9 +113,32 @@ func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginSt
 		if tok, err := r.holder.Result(); err == nil {
 			st.LeaseHolder, st.LeaseTTL = tok, max(r.leaseTTL.Val(), 0)
 		}
+		if v, err := r.pause.Result(); err == nil {
+			st.Pause, st.PauseEnds = readPause(v)
+		} else if !errors.Is(err, redis.Nil) {
+			st.Pause = "unreadable" // a key of another type
+		}
 		sts[i] = st
 	}
 	return sts, nil
+}
+
+// readPause reads a pause key's value as pausePrelude writes it.
+func readPause(v string) (phase string, ends time.Time) {
+	var ph int
+	var until, length, probeUntil, gap, last int64
+	if _, err := fmt.Sscanf(v, "%d %d %d %d %d %d", &ph, &until, &length, &probeUntil, &gap, &last); err != nil {
+		return "unreadable", time.Time{}
+	}
+	switch ph {
+	case 1:
+		return "paused", time.UnixMicro(until)
+	case 2:
+		return "probing", time.UnixMicro(probeUntil)
+	case 3:
+		return "recovering", time.UnixMicro(last + gap)
+	}
+	return "unreadable", time.Time{}
 }
 
 // Origins calls fn with each origin that has a record under the

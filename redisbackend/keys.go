@@ -37,6 +37,17 @@ func (k keys) purges() string {
 	return k.prefix + "purges"
 }
 
+// pause is the key of host's back-off (backend.Pauser).
+func (k keys) pause(host string) string {
+	return k.prefix + tag(host) + ":pause"
+}
+
+// pauses is the key of the index of hosts with a back-off. Like the
+// fleet set it has no host, and is alone in its slot.
+func (k keys) pauses() string {
+	return k.prefix + "pauses"
+}
+
 // hostOfOrigin returns the host (with port) of an origin such as
 // "https://example.com:8443": what follows "://", up to a path if any.
 func hostOfOrigin(origin string) string {

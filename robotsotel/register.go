@@ -45,6 +45,14 @@
 //	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
 //	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences (WithPurpose)
 //	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their Content-Usage header (WithPurpose)
+//	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed
+//	robotsext.backoff.pauses.capped     counter {pause}          pauses cut short by WithMaxBackoff
+//	robotsext.backoff.probes            counter {request}        probes sent when a pause ended
+//	robotsext.backoff.waited            counter {request}        requests that waited for a paused host
+//	robotsext.backoff.refused           counter {request}        requests refused past WithBackoffWait (also blocked, reason backoff)
+//	robotsext.backoff.requeued          counter {request}        requests of Async collectors sent again to wait, their host paused while they waited for a slot
+//	robotsext.backoff.requests          updowncounter {request}  requests waiting for a paused host now
+//	robotsext.backoff.hosts             updowncounter {host}     hosts paused, probed or recovering now
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -53,7 +61,7 @@
 //
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, usage (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //
@@ -182,8 +190,16 @@ type observer struct {
 	outcomes                             [][]metric.ObserveOption // robotsext.outcome, indexed by Outcome
 	reasons                              []reasonAttr             // robotsext.reason, indexed by Reason
 	released, gaveUp                     []metric.ObserveOption
+	pauses                               metric.Int64ObservableCounter
+	causes                               []causeAttr // robotsext.backoff.cause
 
 	paceWait, fetchDuration *feed
+}
+
+// causeAttr is a pause cause and the options of its data point.
+type causeAttr struct {
+	cause robotsext.PauseCause
+	opts  []metric.ObserveOption
 }
 
 // scalar is an observable instrument without attributes read from one
@@ -332,6 +348,30 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
 		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
 
+	o.pauses = counter("robotsext.backoff.pauses", "{pause}",
+		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.")
+	scalarCounter("robotsext.backoff.pauses.capped", "{pause}",
+		"Pauses cut short by WithMaxBackoff.",
+		func(s *robotsext.Stats) uint64 { return s.PausesCapped })
+	scalarCounter("robotsext.backoff.probes", "{request}",
+		"Requests sent to probe a host when its pause ended.",
+		func(s *robotsext.Stats) uint64 { return s.Probes })
+	scalarCounter("robotsext.backoff.waited", "{request}",
+		"Requests that waited for a paused host.",
+		func(s *robotsext.Stats) uint64 { return s.BackoffWaited })
+	scalarCounter("robotsext.backoff.refused", "{request}",
+		"Requests refused because they would have waited past WithBackoffWait (also in robotsext.blocked, reason backoff).",
+		func(s *robotsext.Stats) uint64 { return s.BackoffRefused })
+	scalarCounter("robotsext.backoff.requeued", "{request}",
+		"Requests of Async collectors sent again to wait in the OnRequest hook: their host was paused while they waited for a LimitRule slot.",
+		func(s *robotsext.Stats) uint64 { return s.BackoffRequeued })
+	upDown("robotsext.backoff.requests", "{request}",
+		"Requests waiting for a paused host now.",
+		func(s *robotsext.Stats) int64 { return s.BackoffWaiting })
+	upDown("robotsext.backoff.hosts", "{host}",
+		"Hosts paused, probed or recovering now.",
+		func(s *robotsext.Stats) int64 { return int64(s.PausedHosts) })
+
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -347,6 +387,9 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	}
 	o.released = attr("robotsext.hold.result", "released")
 	o.gaveUp = attr("robotsext.hold.result", "gave_up")
+	for _, c := range robotsext.PauseCauses() {
+		o.causes = append(o.causes, causeAttr{c, attr("robotsext.backoff.cause", c.String())})
+	}
 	return o, nil
 }
 
@@ -372,6 +415,9 @@ func (o *observer) observe(ctx context.Context, obs metric.Observer) error {
 	o.observeReasons(obs, o.blocked, s.Blocked, true)
 	obs.ObserveInt64(o.holdEnded, int64(s.Released), o.released...)
 	obs.ObserveInt64(o.holdEnded, int64(s.GaveUp), o.gaveUp...)
+	for _, c := range o.causes {
+		obs.ObserveInt64(o.pauses, int64(s.Pauses[c.cause]), c.opts...)
+	}
 	o.paceWait.record(ctx, s.PaceWaits)
 	o.fetchDuration.record(ctx, s.FetchDurations)
 	return nil

@@ -55,7 +55,7 @@ func TestCrawl(t *testing.T) {
 		point(3, reason("no_match")), point(0, reason("allow_rule")), point(0, reason("empty_rule")), point(0, reason("robots_txt")),
 		point(0, reason("unavailable")), point(0, reason("unreachable")), point(0, reason("override")), point(0, reason("not_applicable")))
 	counter("robotsext.blocked",
-		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")))
+		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")), point(0, reason("backoff")))
 	counter("robotsext.cache.hits", point(4))
 	counter("robotsext.cache.misses", point(1))
 	counter("robotsext.hold.ended",
@@ -124,6 +124,14 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.hold.full", "{request}", "counter"},
 		{"robotsext.usage.refused", "{request}", "counter"},
 		{"robotsext.usage.withheld", "{page}", "counter"},
+		{"robotsext.backoff.pauses", "{pause}", "counter"},
+		{"robotsext.backoff.pauses.capped", "{pause}", "counter"},
+		{"robotsext.backoff.probes", "{request}", "counter"},
+		{"robotsext.backoff.waited", "{request}", "counter"},
+		{"robotsext.backoff.refused", "{request}", "counter"},
+		{"robotsext.backoff.requeued", "{request}", "counter"},
+		{"robotsext.backoff.requests", "{request}", "updowncounter"},
+		{"robotsext.backoff.hosts", "{host}", "updowncounter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))

@@ -48,10 +48,18 @@
 //	robotsext_hold_full_total                      requests refused at once because MaxHeld requests were held
 //	robotsext_usage_refused_total                  URLs refused before fetching by AI usage preferences (WithPurpose)
 //	robotsext_usage_withheld_total                 pages aborted at their headers by their Content-Usage header (WithPurpose)
+//	robotsext_backoff_pauses_total{cause}          hosts paused because they asked for less; cause is 429, 503, 5xx_run or probe_failed
+//	robotsext_backoff_pauses_capped_total          pauses cut short by WithMaxBackoff
+//	robotsext_backoff_probes_total                 probes sent when a pause ended
+//	robotsext_backoff_waited_total                 requests that waited for a paused host
+//	robotsext_backoff_refused_total                requests refused because they would have waited past WithBackoffWait (also blocked, reason backoff)
+//	robotsext_backoff_requeued_total               requests of Async collectors sent again to wait, their host paused while they waited for a slot
+//	robotsext_backoff_waiting_requests             requests waiting for a paused host now
+//	robotsext_backoff_paused_hosts                 hosts paused, probed or recovering now
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, usage (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff (one per
 // robotsext.Reason, not Reason.String's prose). Each label value a
 // counter can take is reported from the start, at 0, so that rate() and
 // increase() see its first increment.
@@ -75,6 +83,7 @@ type collector struct {
 	scalars []scalar // the metrics without labels
 
 	fetches, checks, allowed, blocked, heldEnded *prometheus.Desc
+	pauses                                       *prometheus.Desc
 	paceWait, fetchDuration                      *prometheus.Desc
 }
 
@@ -203,6 +212,30 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	counter("usage_withheld_total",
 		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
 		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
+
+	c.pauses = desc("backoff_pauses_total",
+		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.", "cause")
+	counter("backoff_pauses_capped_total",
+		"Pauses cut short by WithMaxBackoff.",
+		func(s *robotsext.Stats) uint64 { return s.PausesCapped })
+	counter("backoff_probes_total",
+		"Requests sent to probe a host when its pause ended.",
+		func(s *robotsext.Stats) uint64 { return s.Probes })
+	counter("backoff_waited_total",
+		"Requests that waited for a paused host.",
+		func(s *robotsext.Stats) uint64 { return s.BackoffWaited })
+	counter("backoff_refused_total",
+		"Requests refused because they would have waited past WithBackoffWait (also in robotsext_blocked_total, reason backoff).",
+		func(s *robotsext.Stats) uint64 { return s.BackoffRefused })
+	counter("backoff_requeued_total",
+		"Requests of Async collectors sent again to wait in the OnRequest hook: their host was paused while they waited for a LimitRule slot.",
+		func(s *robotsext.Stats) uint64 { return s.BackoffRequeued })
+	gauge("backoff_waiting_requests",
+		"Requests waiting for a paused host now.",
+		func(s *robotsext.Stats) float64 { return float64(s.BackoffWaiting) })
+	gauge("backoff_paused_hosts",
+		"Hosts paused, probed or recovering now.",
+		func(s *robotsext.Stats) float64 { return float64(s.PausedHosts) })
 	return c
 }
 
@@ -211,7 +244,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range c.scalars {
 		ch <- m.desc
 	}
-	for _, d := range []*prometheus.Desc{c.fetches, c.checks, c.allowed, c.blocked, c.heldEnded, c.paceWait, c.fetchDuration} {
+	for _, d := range []*prometheus.Desc{c.fetches, c.checks, c.allowed, c.blocked, c.heldEnded, c.pauses, c.paceWait, c.fetchDuration} {
 		ch <- d
 	}
 }
@@ -237,6 +270,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectReasons(ch, c.blocked, s.Blocked, true)
 	ch <- constMetric(c.heldEnded, prometheus.CounterValue, float64(s.Released), "released")
 	ch <- constMetric(c.heldEnded, prometheus.CounterValue, float64(s.GaveUp), "gave_up")
+	for _, cause := range robotsext.PauseCauses() {
+		ch <- constMetric(c.pauses, prometheus.CounterValue, float64(s.Pauses[cause]), cause.String())
+	}
 	ch <- constHistogram(c.paceWait, s.PaceWaits)
 	ch <- constHistogram(c.fetchDuration, s.FetchDurations)
 }

@@ -46,6 +46,7 @@ robotsext_allowed_total{reason="unavailable"} 0
 robotsext_allowed_total{reason="unreachable"} 0
 # HELP robotsext_blocked_total Requests and redirect hops robots.txt refused, by reason; in shadow mode they went out all the same.
 # TYPE robotsext_blocked_total counter
+robotsext_blocked_total{reason="backoff"} 0
 robotsext_blocked_total{reason="disallow_rule"} 2
 robotsext_blocked_total{reason="local_error"} 0
 robotsext_blocked_total{reason="unauthorized"} 0
@@ -70,12 +71,19 @@ robotsext_held_ended_total{result="released"} 0
 # HELP robotsext_backend_fallback 1 while a Backend call failed recently and the Extension fetches and paces locally, else 0.
 # TYPE robotsext_backend_fallback gauge
 robotsext_backend_fallback 0
+# HELP robotsext_backoff_pauses_total Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.
+# TYPE robotsext_backoff_pauses_total counter
+robotsext_backoff_pauses_total{cause="429"} 0
+robotsext_backoff_pauses_total{cause="503"} 0
+robotsext_backoff_pauses_total{cause="5xx_run"} 0
+robotsext_backoff_pauses_total{cause="probe_failed"} 0
 `
 	names := []string{
 		"robotsext_robotstxt_fetches_total", "robotsext_checks_total",
 		"robotsext_allowed_total", "robotsext_blocked_total",
 		"robotsext_cache_origins", "robotsext_cache_misses_total", "robotsext_cache_hits_total",
 		"robotsext_held_requests", "robotsext_held_ended_total", "robotsext_backend_fallback",
+		"robotsext_backoff_pauses_total",
 	}
 	if err := testutil.CollectAndCompare(coll, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
@@ -140,8 +148,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 29 {
-				t.Errorf("%d metric families, want 29", len(families))
+			if len(families) != 37 {
+				t.Errorf("%d metric families, want 37", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {
@@ -214,7 +222,7 @@ func TestUnknownReason(t *testing.T) {
 		}
 		got[pb.GetLabel()[0].GetValue()] = pb.GetCounter().GetValue()
 	}
-	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "reason_200": 7}
+	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0, "reason_200": 7}
 	if len(got) != len(want) {
 		t.Errorf("series %v, want %v", got, want)
 	}

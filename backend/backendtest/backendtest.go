@@ -86,6 +86,12 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"ForgetOrder", testForgetOrder},
 		{"PurgesUnknownCursor", testPurgesUnknownCursor},
 		{"ForgetCancelled", testForgetCancelled},
+		{"PauseHealthy", testPauseHealthy},
+		{"PauseRetryAfter", testPauseRetryAfter},
+		{"PauseCapped", testPauseCapped},
+		{"PauseOneProbe", testPauseOneProbe},
+		{"PauseProbeFails", testPauseProbeFails},
+		{"PauseConcurrentProbe", testPauseConcurrentProbe},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

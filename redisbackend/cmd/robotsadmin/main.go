@@ -339,6 +339,9 @@ func (a admin) show(ctx context.Context, arg string) error {
 	p := func(k string, v any) { fmt.Fprintf(a.w, "%-14s %v\n", k+":", v) }
 	p("origin", termsafe.Line(st.Origin))
 	p("lease", holder(st))
+	if st.Pause != "" {
+		p("back-off", fmt.Sprintf("%s until %s (the host asked for less: 429, 503 or a run of 5xx)", st.Pause, st.PauseEnds.UTC().Format(time.RFC3339Nano)))
+	}
 	if st.Corrupt {
 		p("record", "stored but unreadable (damaged, or written by a later version); the next worker to need it fetches robots.txt again")
 		return nil
@@ -411,7 +414,7 @@ func (a admin) inspect(ctx context.Context, arg string) (redisbackend.OriginStat
 	if err != nil {
 		return st, err
 	}
-	if st.Record == nil && !st.Corrupt && st.LeaseHolder == "" {
+	if st.Record == nil && !st.Corrupt && st.LeaseHolder == "" && st.Pause == "" {
 		if err := a.checkPrefix(ctx); err != nil {
 			return st, err
 		}
