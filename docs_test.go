@@ -125,12 +125,12 @@ func TestDocsSlugs(t *testing.T) {
 	}
 }
 
-// Every option of the package appears in the README's table exactly once,
-// linked to its documentation, and the table names no option that does
-// not exist.
+// Every option of the package appears in docs/options.md's tables exactly
+// once, linked to its documentation, and the tables name no option that
+// does not exist.
 func TestDocsOptionsTable(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	table, err := os.ReadFile("docs/options.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,20 +154,20 @@ func TestDocsOptionsTable(t *testing.T) {
 	}
 	row := regexp.MustCompile("(?m)^\\| \\[`(With[A-Za-z]+)`\\]\\(https://pkg\\.go\\.dev/github\\.com/robotsext/robotsext#(With[A-Za-z]+)\\) \\|")
 	rows := map[string]int{}
-	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+	for _, m := range row.FindAllStringSubmatch(string(table), -1) {
 		if m[1] != m[2] {
-			t.Errorf("README options table: %s links to #%s", m[1], m[2])
+			t.Errorf("docs/options.md: %s links to #%s", m[1], m[2])
 		}
 		rows[m[1]]++
 	}
 	for _, o := range options {
 		if rows[o] != 1 {
-			t.Errorf("README options table: %s has %d rows, want 1 linking to its godoc", o, rows[o])
+			t.Errorf("docs/options.md: %s has %d rows, want 1 linking to its godoc", o, rows[o])
 		}
 	}
 	for o := range rows {
 		if !slices.Contains(options, o) {
-			t.Errorf("README options table lists %s, which the package does not declare", o)
+			t.Errorf("docs/options.md lists %s, which the package does not declare", o)
 		}
 	}
 }
