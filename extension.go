@@ -34,6 +34,7 @@ type Extension struct {
 	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
 	cache    *lru
 	flights  singleflight.Group // one robots.txt fetch per origin at a time
+	refetch  refetches          // robots.txt requests on the wire, for Forget (refetch.go)
 	pacer    *pacer
 	pauses   hostPauses   // the hosts that asked for less (backoff.go)
 	adaptive adaptivePace // WithAdaptivePace (adaptive.go)
