@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -412,6 +413,12 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 		}
 		if isLocalError(err) {
 			return nil, &localError{err}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// net/http masks a password only, and not at all in the
+			// Location of a refused redirect.
+			ue.URL = redactRawURL(ue.URL)
 		}
 		if resp != nil { // a refused redirect: net/http returns the last response, body closed
 			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)

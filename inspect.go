@@ -116,7 +116,7 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	}
 	o, err := originOf(u)
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, rawURL)
+		return fmt.Errorf("%w: %s", err, redactRawURL(rawURL))
 	}
 	e.cache.remove(o)
 	e.refetch.forget(o)
