@@ -29,21 +29,26 @@ func redactURL(u *url.URL) string {
 }
 
 // redactRawURL is rawURL with the userinfo of its authority, if any,
-// replaced by xxxxx. It reads the text leniently, as a browser would (the
-// authority after the scheme's colon and any slashes or backslashes, up to
-// the next slash, backslash, ? or #), so that a URL no parser accepts is
-// redacted too; it may redact more than a strict parser would, never less.
+// replaced by xxxxx. It reads the text leniently (the authority runs from
+// after the scheme's colon and any slashes or backslashes to the next
+// slash, ? or #, and its userinfo up to the last @ there), so that a URL
+// no parser accepts is redacted too: it may redact more than net/url or a
+// browser would, never less.
 func redactRawURL(rawURL string) string {
-	colon := strings.IndexByte(rawURL, ':')
-	if colon < 0 {
-		return rawURL
+	start := 0
+	if i := strings.IndexAny(rawURL, ":/?#@"); i >= 0 && rawURL[i] == ':' {
+		start = i + 1 // after the scheme
 	}
-	start := colon + 1
-	for start < len(rawURL) && (rawURL[start] == '/' || rawURL[start] == '\\') {
-		start++
+	slashes := start
+	for slashes < len(rawURL) && (rawURL[slashes] == '/' || rawURL[slashes] == '\\') {
+		slashes++
 	}
+	if start == 0 && slashes < 2 {
+		return rawURL // no scheme and no "//": a path, no authority
+	}
+	start = slashes
 	end := start
-	for end < len(rawURL) && !strings.ContainsRune(`/\?#`, rune(rawURL[end])) {
+	for end < len(rawURL) && !strings.ContainsRune("/?#", rune(rawURL[end])) {
 		end++
 	}
 	at := strings.LastIndexByte(rawURL[start:end], '@')

@@ -16,6 +16,8 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
+// TestRedactRawURL: userinfo goes, whatever else the URL holds; an @ in
+// the path, query or fragment is left alone.
 func TestRedactRawURL(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
@@ -23,6 +25,7 @@ func TestRedactRawURL(t *testing.T) {
 		{"http://token@host/p", "http://xxxxx@host/p"},
 		{"https://a:b@c@host:8080/p?q=@x#@y", "https://xxxxx@host:8080/p?q=@x#@y"},
 		{"http:\\\\user:secret@host\\p", "http:\\\\xxxxx@host\\p"},
+		{"http://a\\b:secret@host/p", "http://xxxxx@host/p"},
 		{"http:user:secret@host/p", "http:xxxxx@host/p"},
 		{"ht tp://user:secret@h/", "ht tp://xxxxx@h/"},
 		{"http://host/p?mail=a@b", "http://host/p?mail=a@b"},
@@ -144,4 +147,26 @@ func TestNoCredentialInLogsOrErrors(t *testing.T) {
 			t.Errorf("%q not printed (the case did not run?):\n%s", want, all)
 		}
 	}
+}
+
+// FuzzRedactRawURL checks, for any text, that whatever net/url or the
+// WHATWG parser Colly uses reads as the userinfo of redactRawURL's result
+// is xxxxx at most, and that text without an @ comes back unchanged.
+func FuzzRedactRawURL(f *testing.F) {
+	for _, s := range []string{"http://user:secret@host/p", "https://t@h:1/?a=@#@", "http:\\\\u:p@h\\x", "http:u:p@h", "mailto:a@b", "//u:p@h/", "http://[::1]:80/", "x"} {
+		f.Add(s)
+	}
+	ext := Apply(nil)
+	f.Fuzz(func(t *testing.T, s string) {
+		r := redactRawURL(s)
+		if !strings.Contains(s, "@") && r != s {
+			t.Fatalf("%q without @ became %q", s, r)
+		}
+		if u, err := url.Parse(r); err == nil && u.User != nil && u.User.String() != redacted {
+			t.Fatalf("%q redacted to %q, whose userinfo for net/url is %q", s, r, u.User.String())
+		}
+		if u, err := ext.parseAsColly(r); err == nil && u.User != nil && u.User.String() != redacted {
+			t.Fatalf("%q redacted to %q, whose userinfo for Colly's parser is %q", s, r, u.User.String())
+		}
+	})
 }
