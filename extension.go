@@ -34,6 +34,7 @@ type Extension struct {
 	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
 	cache    *lru
 	flights  singleflight.Group // one robots.txt fetch per origin at a time
+	refetch  refetches          // robots.txt requests on the wire, for Forget (refetch.go)
 	pacer    *pacer
 	pauses   hostPauses   // the hosts that asked for less (backoff.go)
 	adaptive adaptivePace // WithAdaptivePace (adaptive.go)
@@ -243,11 +244,12 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 func (e *Extension) parseAsColly(rawURL string) (*url.URL, error) {
 	w, err := e.urls.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), rawURL))
 	}
-	u, err := url.Parse(w.Href(false))
+	href := w.Href(false)
+	u, err := url.Parse(href)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), href))
 	}
 	return u, nil
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"syscall"
@@ -413,6 +414,12 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 		if isLocalError(err) {
 			return nil, &localError{err}
 		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// net/http masks a password only, and not at all in the
+			// Location of a refused redirect.
+			ue.URL = redactRawURL(ue.URL)
+		}
 		if resp != nil { // a refused redirect: net/http returns the last response, body closed
 			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)
 		}
@@ -514,8 +521,9 @@ func readBody(body io.Reader) (b []byte, truncated bool, err error) {
 
 // lifetime is how long an answer stays fresh: Cache-Control max-age (less
 // Age) or Expires (against Date), capped at MaxCacheTTL and at least
-// minLifetime (no-cache, no-store and max-age=0 included, so that robots.txt
-// is not fetched again for every page); without either header, ttl.
+// minLifetime (no-cache, no-store, max-age=0 and invalid freshness
+// information included, so that robots.txt is not fetched again for every
+// page); without either header, ttl.
 func lifetime(h http.Header, now time.Time, ttl time.Duration) time.Duration {
 	d, ok := headerLifetime(h, now)
 	if !ok {
@@ -524,43 +532,84 @@ func lifetime(h http.Header, now time.Time, ttl time.Duration) time.Duration {
 	return min(max(d, minLifetime), MaxCacheTTL)
 }
 
+// headerLifetime reads the freshness lifetime a response states (RFC 9111
+// §4.2.1); ok is false when it states none. A response whose freshness
+// information is invalid is stale (lifetime 0, ok true), as RFC 9111
+// §4.2.1 encourages: a max-age that is not delta-seconds (-1, abc, "",
+// 1.5, none at all), several max-age or Expires values that disagree
+// (§4.2.1: the first, or stale; stale is the safer reading for
+// robots.txt), an Expires that is not an HTTP date (§5.3). no-cache or
+// no-store anywhere means revalidate. s-maxage speaks to shared caches
+// only (§5.2.2.10) and this cache is one crawler's, so it is ignored, as
+// is its Expires override.
 func headerLifetime(h http.Header, now time.Time) (time.Duration, bool) {
 	var age time.Duration
-	if a, err := strconv.ParseInt(strings.TrimSpace(h.Get("Age")), 10, 64); err == nil && a > 0 {
-		age = secondsDuration(a)
+	if a, ok := deltaSeconds(h.Get("Age")); ok && a > 0 {
+		age = a
 	}
-	// Of several directives the most restrictive wins: no-cache or
-	// no-store anywhere means revalidate, and the smallest max-age counts.
 	maxAge, haveMaxAge := time.Duration(0), false
 	for _, cc := range h.Values("Cache-Control") {
 		for _, d := range strings.Split(cc, ",") {
-			name, val, _ := strings.Cut(strings.TrimSpace(d), "=")
+			name, val, hasVal := strings.Cut(strings.TrimSpace(d), "=")
 			switch strings.ToLower(strings.TrimSpace(name)) {
 			case "no-store", "no-cache":
 				return 0, true
 			case "max-age":
-				n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(val), `"`), 10, 64)
-				if err == nil && n >= 0 && (!haveMaxAge || secondsDuration(n) < maxAge) {
-					maxAge, haveMaxAge = secondsDuration(n), true
+				v := strings.TrimSpace(val)
+				if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+					v = v[1 : len(v)-1] // RFC 9111 §5.2: recipients accept the quoted form
 				}
+				n, ok := deltaSeconds(v)
+				switch {
+				case !hasVal || !ok:
+					return 0, true // invalid: stale
+				case haveMaxAge && n != maxAge:
+					return 0, true // disagreeing duplicates: stale
+				}
+				maxAge, haveMaxAge = n, true
 			}
 		}
 	}
 	if haveMaxAge {
 		return maxAge - age, true
 	}
-	if exp := h.Get("Expires"); exp != "" {
-		t, err := http.ParseTime(exp)
-		if err != nil {
-			return 0, true // RFC 9111 §5.3: an invalid Expires means already expired
-		}
-		base := now
-		if d, err := http.ParseTime(h.Get("Date")); err == nil {
-			base = d
-		}
-		return t.Sub(base) - age, true
+	exps := h.Values("Expires")
+	if len(exps) == 0 {
+		return 0, false
 	}
-	return 0, false
+	t, err := http.ParseTime(strings.TrimSpace(exps[0]))
+	if err != nil {
+		return 0, true // RFC 9111 §5.3: an invalid Expires means already expired
+	}
+	for _, x := range exps[1:] {
+		if u, err := http.ParseTime(strings.TrimSpace(x)); err != nil || !u.Equal(t) {
+			return 0, true // disagreeing duplicates: stale
+		}
+	}
+	base := now
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		base = d
+	}
+	return t.Sub(base) - age, true
+}
+
+// deltaSeconds parses RFC 9111 §1.2.2 delta-seconds: one or more ASCII
+// digits, nothing else (no sign, no fraction). A value too large to
+// represent is valid and means "very long": it is capped (secondsDuration).
+func deltaSeconds(v string) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil { // only ErrRange is left: more digits than int64 holds
+		return MaxStale, true
+	}
+	return secondsDuration(n), true
 }
 
 func secondsDuration(n int64) time.Duration {

@@ -44,7 +44,8 @@ func lifetimeOf(r *Robots) time.Duration { return r.Expires.Sub(r.FetchedAt) }
 // TestFetchCacheControlMostRestrictive proves that of several
 // Cache-Control directives (in one header or several) the most
 // restrictive decides: no-cache or no-store anywhere means revalidate
-// (the one-minute floor), and the smallest max-age wins, over Expires too.
+// (the one-minute floor), max-age values that disagree make the answer
+// stale (the floor; RFC 9111 §4.2.1), and max-age wins over Expires.
 func TestFetchCacheControlMostRestrictive(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
@@ -58,11 +59,11 @@ func TestFetchCacheControlMostRestrictive(t *testing.T) {
 		{"no-cache then max-age", []string{"Cache-Control", "no-cache, max-age=3600"}, minLifetime},
 		{"no-store among others", []string{"Cache-Control", "public, max-age=3600, no-store"}, minLifetime},
 		{"no-cache in a second header", []string{"Cache-Control", "max-age=3600", "Cache-Control", "no-cache"}, minLifetime},
-		{"smallest max-age in one header", []string{"Cache-Control", "max-age=7200, max-age=600"}, 600 * time.Second},
-		{"smallest max-age across headers", []string{"Cache-Control", "max-age=7200", "Cache-Control", "max-age=900"}, 900 * time.Second},
-		{"smallest first", []string{"Cache-Control", "max-age=300, max-age=7200"}, 300 * time.Second},
-		{"quoted, upper case", []string{"Cache-Control", `MAX-AGE="1200", max-age=2400`}, 1200 * time.Second},
-		{"an invalid max-age is ignored", []string{"Cache-Control", "max-age=soon, max-age=1800"}, 1800 * time.Second},
+		{"disagreeing max-age in one header", []string{"Cache-Control", "max-age=7200, max-age=600"}, minLifetime},
+		{"disagreeing max-age across headers", []string{"Cache-Control", "max-age=7200", "Cache-Control", "max-age=900"}, minLifetime},
+		{"agreeing max-age across headers", []string{"Cache-Control", "max-age=900", "Cache-Control", "max-age=900"}, 900 * time.Second},
+		{"quoted, upper case, agreeing", []string{"Cache-Control", `MAX-AGE="1200", max-age=1200`}, 1200 * time.Second},
+		{"an invalid max-age beside a valid one", []string{"Cache-Control", "max-age=soon, max-age=1800"}, minLifetime},
 		{"max-age wins over a later Expires", []string{"Cache-Control", "max-age=600", "Expires", far}, 600 * time.Second},
 		{"no-cache wins over Expires", []string{"Cache-Control", "no-cache", "Expires", far}, minLifetime},
 		{"one max-age alone", []string{"Cache-Control", "max-age=7200"}, 2 * time.Hour},

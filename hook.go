@@ -221,7 +221,7 @@ func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 		level = slog.LevelWarn
 	}
 	if l := e.cfg.logger; l.Enabled(ctx, level) {
-		attrs := []any{"url", r.URL.String(), "method", r.Method,
+		attrs := []any{"url", redactURL(r.URL), "method", r.Method,
 			"reason", v.Reason.String(), "line", v.Line, "rule", v.Rule, "shadow", e.cfg.shadow}
 		if v.Err != nil {
 			attrs = append(attrs, "error", v.Err.Error())

@@ -104,7 +104,10 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 // Forgetter, deletes the shared record and tells every other worker to
 // drop its near-cached copy (within about two seconds while it crawls).
 // Use it when a site owner says their robots.txt changed. The host's pace
-// is kept: the next fetch sets it anew. The error wraps ErrInvalidURL or
+// is kept: the next fetch sets it anew, and it is itself paced, waiting
+// for the host's delay as a page would. Calls that come while the
+// origin's robots.txt request is on the wire make one fetch after it, not
+// one each. The error wraps ErrInvalidURL or
 // ErrNotHTTP for a URL without an origin, or is the Backend's.
 func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	u, err := e.parseAsColly(rawURL)
@@ -113,9 +116,10 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	}
 	o, err := originOf(u)
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, rawURL)
+		return fmt.Errorf("%w: %s", err, redactRawURL(rawURL))
 	}
 	e.cache.remove(o)
+	e.refetch.forget(o)
 	if f, ok := e.cfg.backend.(backend.Forgetter); ok && f != nil {
 		if err := f.Forget(ctx, o.String()); err != nil {
 			return fmt.Errorf("robotsext: forget %s in the backend: %w", o.String(), err)
@@ -164,11 +168,13 @@ func (e *Extension) readPurges(f backend.Forgetter) {
 		switch {
 		case all:
 			n := e.cache.clear()
+			e.refetch.forgetAll()
 			e.cfg.logger.Info("robotsext: the backend's purge log was cut; dropped every near-cached robots.txt", "origins", n)
 		default:
 			for _, s := range origins {
 				if o, _, err := parseOrigin(s); err == nil {
 					e.cache.remove(o)
+					e.refetch.forget(o)
 				}
 			}
 		}

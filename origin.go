@@ -14,7 +14,7 @@ import (
 func parseOrigin(rawURL string) (origin, *url.URL, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return origin{}, nil, fmt.Errorf("%w: %v", ErrInvalidURL, err)
+		return origin{}, nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), rawURL))
 	}
 	o, err := originOf(u)
 	return o, u, err

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/robotsext/robotsext/backend"
+	"sync"
 	"time"
 )
 
@@ -130,15 +131,17 @@ func (e *Extension) refreshLocal(ctx context.Context, o origin, prev *entry) (*e
 	if prev != nil {
 		good, failures = prev.good, prev.failures+1
 	}
-	hdr := e.requestHeader()
-	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
-	if err != nil {
-		return nil, err
-	}
-	r.Body = nil // the local cache keeps the parsed policy only
-	en := newEntry(o, prev, r)
-	e.install(ctx, en, hdr, true)
-	return en, nil
+	return e.fetchPaced(ctx, o, func() (*entry, error) {
+		hdr := e.requestHeader()
+		r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = nil // the local cache keeps the parsed policy only
+		en := newEntry(o, prev, r)
+		e.install(ctx, en, hdr, true)
+		return en, nil
+	})
 }
 
 // refreshShared keeps o's entry through backend b: it adopts a fresh
@@ -231,24 +234,27 @@ func (e *Extension) fetchShared(ctx context.Context, b backend.Backend, o origin
 		failures = prev.Failures + 1
 	}
 	hdr := e.requestHeader()
-	stop := e.renewWhileFetching(ctx, b, o.String(), lease)
-	r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
-	stop()
-	if err != nil {
-		return nil, err // the lease expires by itself
-	}
-	rec := nextRecord(prev, r, r.Body)
-	r.Body = nil
-	if err := b.Store(ctx, o.String(), lease, rec); err != nil {
-		if errors.Is(err, backend.ErrLeaseLost) {
-			e.cfg.logger.Debug("robotsext: robots.txt lease lost; keeping this fetch locally", "origin", o.String())
-		} else {
-			_ = e.backendErr(ctx, "store", err)
+	stop := sync.OnceFunc(e.renewWhileFetching(ctx, b, o.String(), lease))
+	defer stop() // when the paced wait ended with ctx
+	return e.fetchPaced(ctx, o, func() (*entry, error) {
+		r, err := e.fetcher.fetch(ctx, o, hdr, good, failures)
+		stop()
+		if err != nil {
+			return nil, err // the lease expires by itself
 		}
-	}
-	en := entryOf(o, rec, r)
-	e.install(ctx, en, hdr, true)
-	return en, nil
+		rec := nextRecord(prev, r, r.Body)
+		r.Body = nil
+		if err := b.Store(ctx, o.String(), lease, rec); err != nil {
+			if errors.Is(err, backend.ErrLeaseLost) {
+				e.cfg.logger.Debug("robotsext: robots.txt lease lost; keeping this fetch locally", "origin", o.String())
+			} else {
+				_ = e.backendErr(ctx, "store", err)
+			}
+		}
+		en := entryOf(o, rec, r)
+		e.install(ctx, en, hdr, true)
+		return en, nil
+	})
 }
 
 // leaseTTL is the life of a robots.txt lease taken from b: short when b

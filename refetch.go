@@ -1,0 +1,136 @@
+package robotsext
+
+// This file keeps robots.txt re-fetches polite: a re-fetch of a paced
+// host's robots.txt (after Forget, or on expiry) waits for the host's
+// delay as any other request to the host does, and Forget calls that come
+// while a fetch is on the wire are coalesced into one re-fetch after it.
+
+import (
+	"context"
+	"sync"
+)
+
+// refetches tracks the robots.txt requests on the wire, so that Forget can
+// tell whether the answer about to be installed was requested before it.
+// The zero value is ready; it is safe for concurrent use and holds at most
+// one entry per fetch in flight.
+type refetches struct {
+	mu     sync.Mutex
+	flying map[origin]*refetch // guarded by mu; origins whose request has gone out and whose answer is not installed
+}
+
+// refetch is one robots.txt request on the wire.
+type refetch struct {
+	forgotten bool // guarded by refetches.mu: Forget came after the request went out
+}
+
+// sent records that o's robots.txt request is going out now.
+func (rs *refetches) sent(o origin) *refetch {
+	f := &refetch{}
+	rs.mu.Lock()
+	if rs.flying == nil {
+		rs.flying = make(map[origin]*refetch)
+	}
+	rs.flying[o] = f
+	rs.mu.Unlock()
+	return f
+}
+
+// forget marks o's request on the wire, if any, as answered too early: the
+// answer may predate what Forget was told of.
+func (rs *refetches) forget(o origin) {
+	rs.mu.Lock()
+	if f := rs.flying[o]; f != nil {
+		f.forgotten = true
+	}
+	rs.mu.Unlock()
+}
+
+// forgetAll is forget for every origin on the wire.
+func (rs *refetches) forgetAll() {
+	rs.mu.Lock()
+	for _, f := range rs.flying {
+		f.forgotten = true
+	}
+	rs.mu.Unlock()
+}
+
+// landed ends f, o's request, and reports whether Forget came while it was
+// on the wire. Call it after the answer is installed.
+func (rs *refetches) landed(o origin, f *refetch) (forgotten bool) {
+	rs.mu.Lock()
+	if rs.flying[o] == f {
+		delete(rs.flying, o)
+	}
+	forgotten = f.forgotten
+	rs.mu.Unlock()
+	return forgotten
+}
+
+// fetchPaced fetches o's robots.txt as a request to the host like any
+// other: when the host is paced (its robots.txt was fetched before and
+// asked for a delay), it first waits for the delay after the host's latest
+// request. Its answer is installed by install, called with it; a Forget
+// that came while the request was on the wire then drops the installed
+// entry, so that the next request fetches again: any number of such
+// Forgets make one re-fetch, itself paced.
+func (e *Extension) fetchPaced(ctx context.Context, o origin, fetch func() (*entry, error)) (*entry, error) {
+	if err := e.pacer.paceFetch(ctx, o.host); err != nil {
+		return nil, err
+	}
+	f := e.refetch.sent(o)
+	en, err := fetch()
+	if e.refetch.landed(o, f) && err == nil {
+		e.cache.remove(o)
+	}
+	return en, err
+}
+
+// paceFetch waits until a robots.txt request to host may go out: while
+// another request of this process holds the host (gate.go), for its
+// response headers, but at most one delay; then until delay after the
+// latest request to the host started and after the latest response
+// headers came (the delay times the fleet size while a Backend fails, as
+// at the gate). It then records the request as the host's latest start,
+// and returns at once for hosts without a delay. The wait for the hold is
+// bounded because a redirect hop whose origin's robots.txt is fetched
+// keeps its chain's hold until that fetch ends.
+func (pc *pacer) paceFetch(ctx context.Context, host string) error {
+	if pc.npaced.Load() == 0 {
+		return ctx.Err()
+	}
+	key := hostKey(host)
+	heldWait := false
+	for {
+		pc.mu.Lock()
+		h := pc.hosts[key]
+		if h == nil {
+			pc.mu.Unlock()
+			return ctx.Err()
+		}
+		now := pc.now()
+		delay := h.delay * pc.localFactor()
+		if h.busy && !heldWait && now.Sub(h.heldAt) < maxHold {
+			heldWait = true
+			if h.idle == nil {
+				h.idle = make(chan struct{})
+			}
+			idle := h.idle
+			pc.mu.Unlock()
+			if err := waitIdle(ctx, idle, delay); err != nil {
+				return err
+			}
+			continue
+		}
+		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
+		if !start.After(now) {
+			h.lastStart, h.latest = now, later(h.latest, now)
+			pc.mu.Unlock()
+			return ctx.Err()
+		}
+		pc.mu.Unlock()
+		if err := pc.sleep(ctx, start.Sub(now)); err != nil {
+			return err
+		}
+	}
+}
