@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotsext/robotsext/backend"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/redact"
 
 	"github.com/gocolly/colly/v2"
 	whatwgUrl "github.com/nlnwa/whatwg-url/url"
@@ -244,12 +246,12 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 func (e *Extension) parseAsColly(rawURL string) (*url.URL, error) {
 	w, err := e.urls.Parse(rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), rawURL))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redact.In(err.Error(), rawURL))
 	}
 	href := w.Href(false)
 	u, err := url.Parse(href)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), href))
+		return nil, fmt.Errorf("%w: %s", ErrInvalidURL, redact.In(err.Error(), href))
 	}
 	return u, nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // Sentinel errors, for errors.Is.
@@ -418,7 +419,7 @@ func (f *fetcher) fetch(ctx context.Context, o origin, hdr http.Header, prev *Ro
 		if errors.As(err, &ue) {
 			// net/http masks a password only, and not at all in the
 			// Location of a refused redirect.
-			ue.URL = redactRawURL(ue.URL)
+			ue.URL = redact.RawURL(ue.URL)
 		}
 		if resp != nil { // a refused redirect: net/http returns the last response, body closed
 			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)

@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // onRequest is the OnRequest hook. Once the origin is cached it takes at
@@ -221,7 +222,7 @@ func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 		level = slog.LevelWarn
 	}
 	if l := e.cfg.logger; l.Enabled(ctx, level) {
-		attrs := []any{"url", redactURL(r.URL), "method", r.Method,
+		attrs := []any{"url", redact.URL(r.URL), "method", r.Method,
 			"reason", v.Reason.String(), "line", v.Line, "rule", v.Rule, "shadow", e.cfg.shadow}
 		if v.Err != nil {
 			attrs = append(attrs, "error", v.Err.Error())

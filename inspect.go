@@ -8,9 +8,11 @@ package robotsext
 import (
 	"context"
 	"fmt"
-	"github.com/robotsext/robotsext/backend"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // purgePoll is how often an Extension with a Forgetter Backend reads its
@@ -116,7 +118,7 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	}
 	o, err := originOf(u)
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, redactRawURL(rawURL))
+		return fmt.Errorf("%w: %s", err, redact.RawURL(rawURL))
 	}
 	e.cache.remove(o)
 	e.refetch.forget(o)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // parseOrigin parses rawURL and returns its origin with the parsed URL. It
@@ -14,7 +16,7 @@ import (
 func parseOrigin(rawURL string) (origin, *url.URL, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return origin{}, nil, fmt.Errorf("%w: %s", ErrInvalidURL, redactIn(err.Error(), rawURL))
+		return origin{}, nil, fmt.Errorf("%w: %s", ErrInvalidURL, redact.In(err.Error(), rawURL))
 	}
 	o, err := originOf(u)
 	return o, u, err

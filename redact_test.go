@@ -14,31 +14,8 @@ import (
 	"testing"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/redact"
 )
-
-// TestRedactRawURL: userinfo goes, whatever else the URL holds; an @ in
-// the path, query or fragment is left alone.
-func TestRedactRawURL(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"http://user:secret@host/p", "http://xxxxx@host/p"},
-		{"http://token@host/p", "http://xxxxx@host/p"},
-		{"https://a:b@c@host:8080/p?q=@x#@y", "https://xxxxx@host:8080/p?q=@x#@y"},
-		{"http:\\\\user:secret@host\\p", "http:\\\\xxxxx@host\\p"},
-		{"http://a\\b:secret@host/p", "http://xxxxx@host/p"},
-		{"http:user:secret@host/p", "http:xxxxx@host/p"},
-		{"ht tp://user:secret@h/", "ht tp://xxxxx@h/"},
-		{"http://host/p?mail=a@b", "http://host/p?mail=a@b"},
-		{"http://host/p", "http://host/p"},
-		{"/relative@path", "/relative@path"},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := redactRawURL(tt.in); got != tt.want {
-			t.Errorf("redactRawURL(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a slog
 // handler used by several goroutines.
@@ -150,7 +127,7 @@ func TestNoCredentialInLogsOrErrors(t *testing.T) {
 }
 
 // FuzzRedactRawURL checks, for any text, that whatever net/url or the
-// WHATWG parser Colly uses reads as the userinfo of redactRawURL's result
+// WHATWG parser Colly uses reads as the userinfo of redact.RawURL's result
 // is xxxxx at most, and that text without an @ comes back unchanged.
 func FuzzRedactRawURL(f *testing.F) {
 	for _, s := range []string{"http://user:secret@host/p", "https://t@h:1/?a=@#@", "http:\\\\u:p@h\\x", "http:u:p@h", "mailto:a@b", "//u:p@h/", "http://[::1]:80/", "x"} {
@@ -158,14 +135,14 @@ func FuzzRedactRawURL(f *testing.F) {
 	}
 	ext := Apply(nil)
 	f.Fuzz(func(t *testing.T, s string) {
-		r := redactRawURL(s)
+		r := redact.RawURL(s)
 		if !strings.Contains(s, "@") && r != s {
 			t.Fatalf("%q without @ became %q", s, r)
 		}
-		if u, err := url.Parse(r); err == nil && u.User != nil && u.User.String() != redacted {
+		if u, err := url.Parse(r); err == nil && u.User != nil && u.User.String() != redact.Mask {
 			t.Fatalf("%q redacted to %q, whose userinfo for net/url is %q", s, r, u.User.String())
 		}
-		if u, err := ext.parseAsColly(r); err == nil && u.User != nil && u.User.String() != redacted {
+		if u, err := ext.parseAsColly(r); err == nil && u.User != nil && u.User.String() != redact.Mask {
 			t.Fatalf("%q redacted to %q, whose userinfo for Colly's parser is %q", s, r, u.User.String())
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // ErrRedirectDeferred: a redirect hop to a host with a Crawl-delay had to
@@ -63,7 +64,7 @@ type DeferredRedirectError struct {
 }
 
 func (d *DeferredRedirectError) Error() string {
-	return fmt.Sprintf("robotsext: redirect to %s re-issued as its own request (it must wait %v for the host's Crawl-delay)", redactRawURL(d.URL), d.Wait.Round(time.Millisecond))
+	return fmt.Sprintf("robotsext: redirect to %s re-issued as its own request (it must wait %v for the host's Crawl-delay)", redact.RawURL(d.URL), d.Wait.Round(time.Millisecond))
 }
 
 // Unwrap returns ErrRedirectDeferred.
@@ -128,9 +129,9 @@ type BlockedError struct {
 
 func (b *BlockedError) Error() string {
 	if b.Verdict.Rule != "" || b.Verdict.Line > 0 {
-		return fmt.Sprintf("robotsext: redirect to %s disallowed by robots.txt line %d (%q)", redactRawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
+		return fmt.Sprintf("robotsext: redirect to %s disallowed by robots.txt line %d (%q)", redact.RawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
 	}
-	return fmt.Sprintf("robotsext: redirect to %s not allowed: %s", redactRawURL(b.URL), b.Verdict.Reason)
+	return fmt.Sprintf("robotsext: redirect to %s not allowed: %s", redact.RawURL(b.URL), b.Verdict.Reason)
 }
 
 // Unwrap returns ErrBlocked.
@@ -242,13 +243,13 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 		// was deferred in turn, and its hop is re-issued already.
 		e.stats.retriesDropped.Add(1)
 		e.cfg.logger.Debug("robotsext: redirect hop already re-issued for a retry of this request; not re-issued again",
-			"url", redactRawURL(trap.url), "method", r.Method, "hop", redactRawURL(d.URL))
+			"url", redact.RawURL(trap.url), "method", r.Method, "hop", redact.RawURL(d.URL))
 		return
 	}
 	if rerr := e.reissue(r, d, trap.body); rerr != nil {
 		d.hops.forget(key)
 		r.Body = trap.body // nothing was re-issued: a retry of r may go out
-		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", redactRawURL(d.URL), "error", redactIn(rerr.Error(), d.URL))
+		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", redact.RawURL(d.URL), "error", redact.In(rerr.Error(), d.URL))
 		return
 	}
 	d.hops.claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
@@ -316,8 +317,8 @@ func (t *retryTrap) Read(p []byte) (int, error) {
 func (t *retryTrap) Seek(int64, int) (int64, error) {
 	t.e.stats.retriesDropped.Add(1)
 	t.e.cfg.logger.Debug("robotsext: retry dropped: its redirect hop is re-issued as a request of its own",
-		"url", redactRawURL(t.url), "hop", redactRawURL(t.hop))
-	return 0, fmt.Errorf("robotsext: retry of %s dropped: its redirect to %s is re-issued as a request of its own: %w", redactRawURL(t.url), redactRawURL(t.hop), ErrRedirectDeferred)
+		"url", redact.RawURL(t.url), "hop", redact.RawURL(t.hop))
+	return 0, fmt.Errorf("robotsext: retry of %s dropped: its redirect to %s is re-issued as a request of its own: %w", redact.RawURL(t.url), redact.RawURL(t.hop), ErrRedirectDeferred)
 }
 
 // Re-issued hops are remembered for retryMemory, and at most

@@ -656,3 +656,35 @@ func TestOversized(t *testing.T) {
 		}
 	}
 }
+
+// TestNoCredentialPrinted: a URL given with userinfo is checked as any
+// other, but its user and password never reach the output, the JSON
+// stream or an error line.
+func TestNoCredentialPrinted(t *testing.T) {
+	t.Parallel()
+	file := writeFile(t, "User-agent: *\nDisallow: /private\n")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stdout or stderr
+	}{
+		{"text", []string{"-robots", file, "http://alice:s3cret@example.com/private/a"}, "DISALLOWED http://xxxxx@example.com/private/a"},
+		{"json", []string{"-json", "-robots", file, "https://tok3n@example.com/open"}, `"url":"https://xxxxx@example.com/open"`},
+		{"bad URL", []string{"-robots", file, "http://bob:s3cret@[::1/x"}, "http://xxxxx@[::1/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, _ := runCmd(t, "", tt.args...)
+			all := stdout + stderr
+			if !strings.Contains(all, tt.want) {
+				t.Errorf("output lacks %q:\n%s", tt.want, all)
+			}
+			for _, secret := range []string{"s3cret", "tok3n", "alice", "bob"} {
+				if strings.Contains(all, secret) {
+					t.Errorf("output shows %q:\n%s", secret, all)
+				}
+			}
+		})
+	}
+}

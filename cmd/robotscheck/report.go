@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/termsafe"
 )
 
@@ -47,13 +48,14 @@ func (p *printer) warn(format string, a ...any) {
 // urlError reports a URL that could not be checked: on stderr, and in the
 // JSON stream too, so that it keeps one object per URL.
 func (p *printer) urlError(raw string, err error) {
+	shown, msg := redact.RawURL(raw), redact.In(err.Error(), raw)
 	if p.enc != nil {
 		p.enc.Encode(struct {
 			URL   string `json:"url"`
 			Error string `json:"error"`
-		}{raw, err.Error()})
+		}{shown, msg})
 	}
-	p.warn("%s: %v", raw, err)
+	p.warn("%s: %s", shown, msg)
 }
 
 // result is the JSON object printed for each URL checked.
@@ -110,7 +112,7 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
 	if !v.Allowed {
 		word = "DISALLOWED"
 	}
-	fmt.Fprintf(p.w, "%s %s  %s", word, printable(raw), v.Reason)
+	fmt.Fprintf(p.w, "%s %s  %s", word, printable(redact.RawURL(raw)), v.Reason)
 	switch {
 	case v.Line == 0:
 	case text != "":
@@ -128,7 +130,7 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
 
 func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text string) result {
 	res := result{
-		URL: raw, Allowed: v.Allowed, Reason: v.Reason.String(),
+		URL: redact.RawURL(raw), Allowed: v.Allowed, Reason: v.Reason.String(),
 		Line: v.Line, Rule: v.Rule, LineText: text,
 		GroupLines: src.groupLines, GroupSpecific: src.specific, Sitemaps: src.sitemaps,
 	}

@@ -65,6 +65,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/robotsext/robotsext"
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/termsafe"
 	"github.com/robotsext/robotsext/redisbackend"
 )
@@ -120,7 +121,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "robotsadmin:", termsafe.Line(redact(err.Error(), *addr)))
+	fmt.Fprintln(stderr, "robotsadmin:", termsafe.Line(redact.Credentials(err.Error(), *addr)))
 	if errors.As(err, new(usageError)) {
 		fs.Usage()
 	}
