@@ -32,7 +32,7 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // the request starts no earlier than delay after the previous request to
 // the host actually started, and its actual start becomes the new latest.
 // A request that was late (CPU load, a user LimitRule) therefore pushes the
-// next one back instead of crowding it, and the delay holds at the server.
+// next one back instead of crowding it, and the delay is kept at the server.
 // The gate adds a small margin (gateMargin) for the time between the gate
 // and the wire, which Colly gives no hook to observe.
 //
@@ -40,9 +40,9 @@ const defaultMaxCrawlDelay = 60 * time.Second
 // the fleet's pace is kept there, by the backend's clock: the OnRequest
 // hook asks it for a start and waits, outside Colly's parallelism slots,
 // until one is granted; the gate confirms the start right before the wire
-// and, with a Holder, holds the host fleet-wide until the response headers
+// and, with a Claimer, claims the host fleet-wide until the response headers
 // come, so that the next start anywhere counts from them (fleetpace.go). A Backend with Reserve only books the fleet's slot at
-// the gate, once this process's own hold is satisfied, which holds one of
+// the gate, once this process's own claim on the host is granted, which takes one of
 // Colly's parallelism slots while it waits. When the backend fails, the
 // pacer paces locally from this worker's own latest start with the delay
 // multiplied by the fleet size (see FleetSizer), which stays polite while
@@ -69,7 +69,7 @@ type pacer struct {
 	logger  *slog.Logger    // receives one warning per clamped host; never nil
 	backend backend.Backend // books slots fleet-wide; nil: locally
 	starter backend.Starter // backend as a Starter, nil when it is not one (fleetpace.go)
-	holder  backend.Holder  // backend as a Holder, nil when it is not one (fleetpace.go)
+	claimer backend.Claimer // backend as a Claimer, nil when it is not one (fleetpace.go)
 	onErr   func(error)     // told of each failed backend call; may be nil
 	// backendUp reports whether the backend may be tried now (nil:
 	// always); while it says no, slots are booked locally.
@@ -94,18 +94,20 @@ type pacer struct {
 	// nanomalies counts backend answers that cannot be right (fleetpace.go).
 	nanomalies atomic.Uint64
 
-	mu      sync.Mutex           // guards the fields below; never held while waiting or logging
-	hosts   map[string]*hostPace // by hostKey; only hosts with a delay
-	holds   map[any]string       // token → hostKey of the host it holds (gate.go)
-	reqs    map[any]*url.URL     // token → first URL of requests in flight (gate.go)
-	byURL   map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
-	grants  map[any]grant        // request token → its Starter grant (fleetpace.go)
-	flights map[any]grant        // request token → the Holder hold it has (fleetpace.go)
-	// unreleased holds, per host key, the hold whose release failed
-	// (fleetpace.go); at most one per paced host.
-	unreleased map[string]grant
-	doomed     int       // entries with forgotten set
-	sweptAt    time.Time // when loaded last looked for doomed entries
+	mu     sync.Mutex           // guards the fields below; never held while waiting or logging
+	hosts  map[string]*hostPace // by hostKey; only hosts with a delay
+	claims map[any]string       // token → hostKey of the host it claims (gate.go)
+	reqs   map[any]*url.URL     // token → first URL of requests in flight (gate.go)
+	byURL  map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
+	grants map[any]grant        // request token → its Starter grant (fleetpace.go)
+	// fleetClaims maps a request token to its fleet-wide claim
+	// (Claimer.Claim; fleetpace.go).
+	fleetClaims map[any]grant
+	// unclaimLater keeps, per host key, the fleet-wide claim whose Unclaim
+	// failed, to be made again (fleetpace.go); at most one per paced host.
+	unclaimLater map[string]grant
+	doomed       int       // entries with forgotten set
+	sweptAt      time.Time // when loaded last looked for doomed entries
 }
 
 // hostPace is one host's pace. All fields are guarded by pacer.mu.
@@ -115,17 +117,17 @@ type hostPace struct {
 	lastStart time.Time     // when the latest request to the host passed the gate
 	loadedAt  time.Time     // pacer clock at the latest loaded call
 
-	// The wire hold (gate.go): at most one request to the host is between
-	// the gate and its response headers.
-	busy      bool          // a request holds the host
-	holder    any           // its token
-	heldAt    time.Time     // when it took the hold
+	// The local claim (gate.go): at most one request to the host is
+	// between the gate and its response headers.
+	busy      bool          // a request claims the host
+	claimant  any           // its token
+	claimedAt time.Time     // when it claimed the host
 	doneAt    time.Time     // when the latest request's response headers (or error) came
-	idle      chan struct{} // closed when the hold is released; nil until someone waits
+	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
 
-	acq           chan struct{} // capacity 1: held by the request asking a Starter (fleetpace.go)
+	acq           chan struct{} // capacity 1: taken by the request asking a Starter (fleetpace.go)
 	waiting       int           // requests waiting in the OnRequest hook for their turn
 	anomalyWarned bool          // a backend anomaly was logged for this host
 }
@@ -163,13 +165,13 @@ func newPacer(maxDelay time.Duration, logger *slog.Logger) *pacer {
 		now:    time.Now,
 		sleep:  sleepCtx,
 		hosts:  make(map[string]*hostPace),
-		holds:  make(map[any]string),
+		claims: make(map[any]string),
 		reqs:   make(map[any]*url.URL),
 		byURL:  make(map[*url.URL]any),
 		grants: make(map[any]grant),
 
-		flights:    make(map[any]grant),
-		unreleased: make(map[string]grant),
+		fleetClaims:  make(map[any]grant),
+		unclaimLater: make(map[string]grant),
 
 		tokPrefix: newTokenPrefix(),
 	}

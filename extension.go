@@ -101,8 +101,8 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.pacer.observe = e.stats.paceWaits.observe
 	if s, ok := cfg.backend.(backend.Starter); ok && s != nil {
 		e.pacer.starter = s
-		if h, ok := s.(backend.Holder); ok {
-			e.pacer.holder = h
+		if h, ok := s.(backend.Claimer); ok {
+			e.pacer.claimer = h
 		}
 	}
 	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {

@@ -6,11 +6,11 @@ package robotsext
 // the answer is "not yet"; right before the wire the gate asks once more
 // with the same token, which confirms the start at the moment it really
 // happens (a worker that became late pushes the fleet's next start back).
-// With a Holder the gate's call also holds the host for the fleet until
-// the request's response headers (or its error) come and the hold is
-// released: the next start anywhere counts from then, which the server
-// saw after the request, however late this worker ran before the wire.
-// It also holds the rules that keep the fleet polite when the Backend
+// With a Claimer the gate's call also claims the host for the fleet until
+// the request's response headers (or its error) come and it is unclaimed:
+// the next start anywhere counts from then, which the server saw after
+// the request, however late this worker ran before the wire (the wire
+// claim). It also keeps the rules that keep the fleet polite when the Backend
 // misbehaves: every wait it returns is checked against the delay, stored
 // state it had to repair is counted and logged, a failed call is answered
 // by local pacing from this worker's own latest start, and for a while
@@ -39,36 +39,36 @@ const anomalySlack = time.Second
 const recoveryShare = 2 * backendCooldown
 
 // grantsSweepAt is how many recorded grants make the pacer drop those
-// older than maxHold (keepGrant).
+// older than maxClaim (keepGrant).
 const grantsSweepAt = 1024
 
 // errFallback tells the caller to pace this request locally: the Backend
 // failed or returned a wait that cannot be right.
 var errFallback = errors.New("robotsext: pace locally")
 
-// wireHold is how long a request's fleet-wide hold (Holder.Hold) lasts
-// when its release never comes (its worker died, or the backend was away
+// wireClaim is how long a request's fleet-wide claim (Claimer.Claim) lasts
+// when its Unclaim never comes (its worker died, or the backend was away
 // when it ended): the host waits for it that long at most. Every worker
-// passes the same hold, which lets a Backend tell a broken one.
-const wireHold = 5 * time.Second
+// passes the same ttl, which lets a Backend tell a broken claim.
+const wireClaim = 5 * time.Second
 
 // grant is a start the Backend granted to a request under token: in the
 // OnRequest hook, to be confirmed at the gate with the same token
-// (pacer.grants), or at the gate by a Holder, which holds host key for the
-// fleet until the request ends (pacer.flights).
+// (pacer.grants), or at the gate by a Claimer, which the request claims
+// host key for the fleet with until it ends (pacer.fleetClaims).
 type grant struct {
-	key   string // the host's key (flights only)
+	key   string // the host's key (fleetClaims only)
 	token string
 	at    time.Time
 }
 
-// keepGrant stores g as request tok's in m. Once m holds grantsSweepAt
-// grants it first drops those older than maxHold: a request aborted after
+// keepGrant stores g as request tok's in m. Once m has grantsSweepAt
+// grants it first drops those older than maxClaim: a request aborted after
 // its grant may never reach the place that takes it. pc.mu must be held.
 func keepGrant(m map[any]grant, tok any, g grant) {
 	if len(m) >= grantsSweepAt {
 		for k, old := range m {
-			if g.at.Sub(old.at) > maxHold {
+			if g.at.Sub(old.at) > maxClaim {
 				delete(m, k)
 			}
 		}
@@ -138,9 +138,9 @@ func (pc *pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 }
 
 // confirm asks the Backend, at the gate, to start request tok on host now,
-// with the token of its grant when it has one; it waits (holding the
-// host, at most about a delay) while the Backend says "not yet". With a
-// Holder the start also holds the host for the fleet until the request
+// with the token of its grant when it has one; it waits (keeping its local
+// claim on the host, at most about a delay) while the Backend says "not
+// yet". With a Claimer the start also claims the host for the fleet until the request
 // ends (ended) or is redirected (land). When the Backend fails it waits
 // instead until delay × fleet size after prev, this worker's own latest
 // start before this one. It returns the context's error when ctx ends
@@ -153,8 +153,8 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 	for {
 		var w time.Duration
 		var err error
-		if pc.holder != nil {
-			w, err = pc.holdShared(ctx, key, btok, delay)
+		if pc.claimer != nil {
+			w, err = pc.claimShared(ctx, key, btok, delay)
 		} else {
 			w, err = pc.startShared(ctx, key, btok, delay)
 		}
@@ -168,8 +168,8 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 		case err != nil:
 			return err
 		case w <= 0:
-			if pc.holder != nil {
-				pc.flew(tok, key, btok)
+			if pc.claimer != nil {
+				pc.fleetClaimed(tok, key, btok)
 			}
 			return nil
 		}
@@ -179,35 +179,35 @@ func (pc *pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 	}
 }
 
-// holdShared makes one Holder.Hold call for key and checks its answer as
-// startShared does. The delay counts from the latest release, which comes
-// after the server saw the request released, so it needs no gateMargin.
-func (pc *pacer) holdShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
-	pc.retryRelease(ctx, key)
-	w, repaired, err := pc.holder.Hold(ctx, key, btok, delay, wireHold)
+// claimShared makes one Claimer.Claim call for key and checks its answer as
+// startShared does. The delay counts from the latest unclaim, which comes
+// after the server saw the request, so it needs no gateMargin.
+func (pc *pacer) claimShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	pc.retryUnclaim(ctx, key)
+	w, repaired, err := pc.claimer.Claim(ctx, key, btok, delay, wireClaim)
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 
 // startShared makes one Starter.Start call for key and checks its answer.
 // It returns errFallback when the call failed (reported through onErr) or
-// its wait is longer than any state the Backend may rightly hold (counted
+// its wait is longer than any state the Backend may rightly keep (counted
 // and logged as an anomaly), and the context's error when ctx ended.
 // Starts are spaced by the delay plus gateMargin, for the time between a
 // worker's gate and the wire, which the other workers cannot see; with a
-// Holder they are spaced by the delay alone, since the hold at the gate
+// Claimer they are spaced by the delay alone, since the claim at the gate
 // waits for the previous request's answer.
 func (pc *pacer) startShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
 	spacing := delay
-	if pc.holder == nil {
+	if pc.claimer == nil {
 		spacing += gateMargin(delay)
 	} else {
-		pc.retryRelease(ctx, key)
+		pc.retryUnclaim(ctx, key)
 	}
 	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 
-// checkShared checks the answer (w, repaired, err) of a Start or Hold
+// checkShared checks the answer (w, repaired, err) of a Start or Claim
 // call for key: see startShared.
 func (pc *pacer) checkShared(ctx context.Context, key string, delay, w time.Duration, repaired bool, err error) (time.Duration, error) {
 	spacing := delay + gateMargin(delay)
@@ -318,42 +318,43 @@ func (pc *pacer) takeGrant(tok any) string {
 	return g.token
 }
 
-// flew records that request tok holds host key for the fleet under btok.
-func (pc *pacer) flew(tok any, key, btok string) {
+// fleetClaimed records that request tok claims host key for the fleet
+// under btok.
+func (pc *pacer) fleetClaimed(tok any, key, btok string) {
 	now := pc.now()
 	pc.mu.Lock()
-	keepGrant(pc.flights, tok, grant{key: key, token: btok, at: now})
+	keepGrant(pc.fleetClaims, tok, grant{key: key, token: btok, at: now})
 	pc.mu.Unlock()
 }
 
-// land releases the fleet-wide hold request tok has, if any: its answer
-// (a redirect) came. A failed release is reported through onErr and made
-// again later (release). The release is made even when ctx has ended,
+// land unclaims the host request tok claimed for the fleet, if any: its
+// answer (a redirect) came. A failed Unclaim is reported through onErr and
+// made again later (unclaim). The Unclaim is made even when ctx has ended,
 // bounded by the Backend's own timeout.
 func (pc *pacer) land(ctx context.Context, tok any) {
-	if pc.holder == nil {
+	if pc.claimer == nil {
 		return
 	}
 	pc.mu.Lock()
-	f, ok := pc.flights[tok]
+	f, ok := pc.fleetClaims[tok]
 	if ok {
-		delete(pc.flights, tok)
+		delete(pc.fleetClaims, tok)
 	}
 	pc.mu.Unlock()
 	if ok {
-		pc.release(context.WithoutCancel(ctx), f)
+		pc.unclaim(context.WithoutCancel(ctx), f)
 	}
 }
 
-// release makes the Holder.Release call for the hold f. When it fails
-// (reported through onErr), or the backend is known to be away, f is kept
-// as the host's unreleased hold and released again before this worker's
-// next call about the host (retryRelease): the fleet would otherwise wait
-// for the hold to expire (wireHold) after an outage that swallowed the
-// release.
-func (pc *pacer) release(ctx context.Context, f grant) {
+// unclaim makes the Claimer.Unclaim call for the fleet-wide claim f. When
+// it fails (reported through onErr), or the backend is known to be away,
+// f is kept in unclaimLater and unclaimed again before this worker's
+// next call about the host (retryUnclaim): the fleet would otherwise wait
+// for the claim to expire (wireClaim) after an outage that swallowed the
+// Unclaim.
+func (pc *pacer) unclaim(ctx context.Context, f grant) {
 	if pc.shared() {
-		err := pc.holder.Release(ctx, f.key, f.token)
+		err := pc.claimer.Unclaim(ctx, f.key, f.token)
 		if err == nil {
 			return
 		}
@@ -362,30 +363,30 @@ func (pc *pacer) release(ctx context.Context, f grant) {
 		}
 	}
 	pc.mu.Lock()
-	if pc.hosts[f.key] != nil { // a host no longer paced needs no release
-		pc.unreleased[f.key] = f
+	if pc.hosts[f.key] != nil { // a host no longer paced needs no Unclaim
+		pc.unclaimLater[f.key] = f
 	}
 	pc.mu.Unlock()
 }
 
-// retryRelease releases again the hold of host key whose release failed,
-// if any; see release.
-func (pc *pacer) retryRelease(ctx context.Context, key string) {
+// retryUnclaim makes again the Unclaim of host key that failed, if any;
+// see unclaim.
+func (pc *pacer) retryUnclaim(ctx context.Context, key string) {
 	pc.mu.Lock()
-	f, ok := pc.unreleased[key]
-	delete(pc.unreleased, key)
+	f, ok := pc.unclaimLater[key]
+	delete(pc.unclaimLater, key)
 	pc.mu.Unlock()
 	if ok {
-		pc.release(ctx, f)
+		pc.unclaim(ctx, f)
 	}
 }
 
-// ended records that request tok ended: its local hold is released
-// (doneToken), then its fleet-wide one, if any. It takes no lock when no
+// ended records that request tok ended: its local claim ends (doneToken),
+// then its fleet-wide one, if any. It takes no lock when no
 // host is paced.
 func (pc *pacer) ended(ctx context.Context, tok any) {
 	if f, ok := pc.doneToken(tok); ok {
-		pc.release(context.WithoutCancel(ctx), f)
+		pc.unclaim(context.WithoutCancel(ctx), f)
 	}
 }
 

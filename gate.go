@@ -1,10 +1,10 @@
 package robotsext
 
-// This file holds each paced host's delay at the wire, where the server
+// This file keeps each paced host's delay at the wire, where the server
 // sees it. The OnRequest hook books slots early (delay.go); the gate, run
 // from Colly's OnRequestHeaders hook right before Client.Do, decides when
 // a request may really go: at most one request per paced host is between
-// the gate and its response headers (the host's hold), and the next one
+// the gate and its response headers (it claims the host), and the next one
 // passes no earlier than the delay after those headers were seen.
 //
 // Why response headers: a request reaches the server before its response
@@ -20,10 +20,10 @@ import (
 	"time"
 )
 
-// maxHold bounds how long one request may hold a host: a hold older than
+// maxClaim bounds how long one request may claim a host: a claim older than
 // this (a request whose end the Extension never saw) no longer blocks the
 // next. Colly's request timeout (10 s by default) ends requests far sooner.
-const maxHold = 2 * time.Minute
+const maxClaim = 2 * time.Minute
 
 // gateMargin widens the spacing of slots booked in a shared Backend, where
 // workers cannot see each other's responses: 5% of the delay, at most
@@ -33,11 +33,11 @@ func gateMargin(delay time.Duration) time.Duration {
 }
 
 // gate blocks until the request tok (with URL u, for redirect hops) may go
-// on the wire to host, then takes the host's hold for it. It waits while
-// another request of this process holds the host, then until delay has
+// on the wire to host, then claims the host for it. It waits while
+// another request of this process claims the host, then until delay has
 // passed since the latest response headers and since the latest start;
 // with a Backend it then books the fleet's next slot and waits for it,
-// holding the host. It returns at once for hosts without a delay, and with
+// keeping its claim. It returns at once for hosts without a delay, and with
 // ctx's error when ctx ends first.
 func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) error {
 	if pc.npaced.Load() == 0 {
@@ -55,20 +55,20 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		now := pc.now()
-		if h.busy && h.holder != tok {
-			held := now.Sub(h.heldAt)
-			if held < maxHold {
+		if h.busy && h.claimant != tok {
+			age := now.Sub(h.claimedAt)
+			if age < maxClaim {
 				if h.idle == nil {
 					h.idle = make(chan struct{})
 				}
 				idle := h.idle
 				pc.mu.Unlock()
-				if err := waitIdle(ctx, idle, maxHold-held); err != nil {
+				if err := waitIdle(ctx, idle, maxClaim-age); err != nil {
 					return err
 				}
 				continue
 			}
-			pc.releaseLocked(h, now) // its end was never seen
+			pc.unclaimLocked(h, now) // its end was never seen
 		}
 		delay := h.delay * pc.localFactor()
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
@@ -80,15 +80,15 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 			continue
 		}
 		prev := h.lastStart
-		h.busy, h.holder, h.heldAt = true, tok, now
+		h.busy, h.claimant, h.claimedAt = true, tok, now
 		h.lastStart, h.latest = now, later(h.latest, now)
-		pc.holds[tok] = key
+		pc.claims[tok] = key
 		pc.trackLocked(tok, u)
 		delay = h.delay
 		pc.mu.Unlock()
 		if pc.shared() {
 			// Confirm the start the Backend granted in the OnRequest
-			// hook (or ask for one), holding the host.
+			// hook (or ask for one), keeping the claim.
 			if err := pc.confirm(ctx, key, tok, delay, prev); err != nil {
 				pc.doneToken(tok)
 				return err
@@ -97,7 +97,7 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		// With a backend, this process is ready: book the fleet's slot
-		// now, holding the host, and go when it comes.
+		// now, keeping the claim, and go when it comes.
 		if w, ok := pc.bookShared(ctx, host, delay); ok && w > 0 {
 			if err := pc.sleep(ctx, w); err != nil {
 				pc.doneToken(tok)
@@ -110,10 +110,10 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 }
 
 // restamp moves host key's latest start to now when request tok still
-// holds it: the request waited at the gate and starts only now.
+// claims it: the request waited at the gate and starts only now.
 func (pc *pacer) restamp(key string, tok any) {
 	pc.mu.Lock()
-	if h := pc.hosts[key]; h != nil && h.holder == tok {
+	if h := pc.hosts[key]; h != nil && h.claimant == tok {
 		now := pc.now()
 		h.lastStart, h.latest = now, later(h.latest, now)
 	}
@@ -159,35 +159,35 @@ func (pc *pacer) tokenOf(u *url.URL) any {
 }
 
 // done records that a response (its headers) came from host: the host's
-// hold, if any, is released.
+// claim, if any, ends.
 func (pc *pacer) done(host string) {
 	if pc.npaced.Load() == 0 {
 		return
 	}
 	pc.mu.Lock()
 	if h := pc.hosts[hostKey(host)]; h != nil && h.busy {
-		pc.releaseLocked(h, pc.now())
+		pc.unclaimLocked(h, pc.now())
 	}
 	pc.mu.Unlock()
 }
 
 // doneToken records that request tok ended (its response headers came, or
-// it failed): the hold it has, on whatever host, is released, and it is
-// forgotten. It returns the fleet-wide hold tok had, for ended.
-func (pc *pacer) doneToken(tok any) (f grant, flying bool) {
+// it failed): its claim, on whatever host, ends, and it is forgotten. It
+// returns the fleet-wide claim tok had, for ended.
+func (pc *pacer) doneToken(tok any) (f grant, fleet bool) {
 	if pc.npaced.Load() == 0 && pc.ntracked.Load() == 0 {
 		return grant{}, false
 	}
 	pc.mu.Lock()
 	delete(pc.grants, tok)
-	if f, flying = pc.flights[tok]; flying {
-		delete(pc.flights, tok)
+	if f, fleet = pc.fleetClaims[tok]; fleet {
+		delete(pc.fleetClaims, tok)
 	}
-	if key, ok := pc.holds[tok]; ok {
-		if h := pc.hosts[key]; h != nil && h.busy && h.holder == tok {
-			pc.releaseLocked(h, pc.now())
+	if key, ok := pc.claims[tok]; ok {
+		if h := pc.hosts[key]; h != nil && h.busy && h.claimant == tok {
+			pc.unclaimLocked(h, pc.now())
 		}
-		delete(pc.holds, tok)
+		delete(pc.claims, tok)
 	}
 	if u, ok := pc.reqs[tok]; ok {
 		delete(pc.reqs, tok)
@@ -197,14 +197,14 @@ func (pc *pacer) doneToken(tok any) (f grant, flying bool) {
 		pc.ntracked.Store(int64(len(pc.reqs)))
 	}
 	pc.mu.Unlock()
-	return f, flying
+	return f, fleet
 }
 
-// releaseLocked ends h's hold at now; the holder stays tracked until
+// unclaimLocked ends h's claim at now; the claimant stays tracked until
 // doneToken. pc.mu must be held.
-func (pc *pacer) releaseLocked(h *hostPace, now time.Time) {
-	delete(pc.holds, h.holder)
-	h.busy, h.holder = false, nil
+func (pc *pacer) unclaimLocked(h *hostPace, now time.Time) {
+	delete(pc.claims, h.claimant)
+	h.busy, h.claimant = false, nil
 	h.doneAt = later(h.doneAt, now)
 	if h.idle != nil {
 		close(h.idle)
@@ -212,12 +212,12 @@ func (pc *pacer) releaseLocked(h *hostPace, now time.Time) {
 	}
 }
 
-// drop removes host key's pace, waking any request waiting for its hold.
+// drop removes host key's pace, waking any request waiting for its claim.
 // pc.mu must be held.
 func (pc *pacer) drop(key string) {
 	if h := pc.hosts[key]; h != nil && h.busy {
-		pc.releaseLocked(h, pc.now())
+		pc.unclaimLocked(h, pc.now())
 	}
 	delete(pc.hosts, key)
-	delete(pc.unreleased, key)
+	delete(pc.unclaimLater, key)
 }

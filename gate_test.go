@@ -98,7 +98,7 @@ func TestGateHopTransfersTheHold(t *testing.T) {
 		t.Errorf("b.test still held by %v", held)
 	}
 	pc.mu.Lock()
-	n := len(pc.holds) + len(pc.reqs) + len(pc.byURL)
+	n := len(pc.claims) + len(pc.reqs) + len(pc.byURL)
 	pc.mu.Unlock()
 	if n != 0 || pc.ntracked.Load() != 0 {
 		t.Errorf("%d entries left in the hold maps", n)
@@ -109,7 +109,7 @@ func holderOf(pc *pacer, host string) any {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if h := pc.hosts[hostKey(host)]; h != nil && h.busy {
-		return h.holder
+		return h.claimant
 	}
 	return nil
 }

@@ -130,7 +130,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
 // own LimitRules, just before the request is sent. A request whose host
 // was paused while it waited for its LimitRule slot goes back to the
-// OnRequest hook's wait (backoff.go); the pacer's gate holds the host's
+// OnRequest hook's wait (backoff.go); the pacer's gate keeps the host's
 // delay at the wire here (gate.go).
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
@@ -153,11 +153,11 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its back-off reads the answer (backoff.go), its hold (and its fleet-wide hold, with a Holder) is
-// released and the delay counts from now.
+// answered, so its back-off reads the answer (backoff.go), its claim (and its fleet-wide claim, with a Claimer)
+// ends and the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
-		defer e.usageHeaders(resp) // after the pace is released
+		defer e.usageHeaders(resp) // after the host is unclaimed
 	}
 	if resp.Request != nil && resp.Request.URL != nil && (isOverload(resp.StatusCode) || e.pauses.active.Load() != 0) {
 		var ra string

@@ -13,7 +13,7 @@ import (
 
 // A worker that stalls between the gate and the wire (CPU starvation, a
 // GC or VM pause) must not make its request arrive onto the next worker's
-// slot: with a backend.Holder the fleet's next start counts from the
+// slot: with a backend.Claimer the fleet's next start counts from the
 // stalled request's answer, which the server gave after it saw the
 // request. Two Extensions share a backend.Memory; one collector's
 // transport sleeps before every page request, after the gate let it go.
@@ -38,10 +38,10 @@ type starterOnly struct {
 	backend.Starter
 }
 
-// TestStallBeforeWireHeldFleetWide: with the Holder, every gap at the
+// TestStallBeforeWireHeldFleetWide: with the Claimer, every gap at the
 // server is at least the Crawl-delay although one worker's page arrives
 // 200 ms after its gate. The control, the same Memory seen as a
-// Starter only (start times confirmed at the gate, as before the Holder),
+// Starter only (start times confirmed at the gate, as before the Claimer),
 // lets the other worker's requests arrive well inside the delay, so the
 // check can fail.
 func TestStallBeforeWireHeldFleetWide(t *testing.T) {
@@ -57,7 +57,7 @@ func TestStallBeforeWireHeldFleetWide(t *testing.T) {
 		backend func() backend.Backend
 		holds   bool
 	}{
-		{"Holder", func() backend.Backend { return backend.NewMemory() }, true},
+		{"Claimer", func() backend.Backend { return backend.NewMemory() }, true},
 		{"Starter only (control)", func() backend.Backend {
 			m := backend.NewMemory()
 			return starterOnly{m, m}
@@ -168,7 +168,7 @@ func TestHoldReleasedByRedirect(t *testing.T) {
 	if smallest < delay-accSlack {
 		t.Errorf("smallest gap %v; want at least the Crawl-delay %v", smallest, delay)
 	}
-	if took > wireHold {
+	if took > wireClaim {
 		t.Errorf("the crawl took %v: the hop waited for the redirected request's hold to expire", took)
 	}
 }

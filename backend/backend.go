@@ -40,7 +40,7 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 //
 // The Extension keeps its own bounded near-cache of parsed records, so a
 // cached origin costs no Backend call and a request to a host with a
-// Crawl-delay costs three calls with a Holder (Start, Hold and Release),
+// Crawl-delay costs three calls with a Claimer (Start, Hold and Release),
 // two Starter.Start calls with a Starter, and one Reserve otherwise. When
 // a Backend call fails, the Extension falls back to fetching and pacing
 // locally (see robotsext.WithBackend); a Backend should therefore fail
@@ -116,7 +116,7 @@ type Starter interface {
 	Start(ctx context.Context, host, token string, delay time.Duration) (wait time.Duration, repaired bool, err error)
 }
 
-// Holder is implemented by Starters that also know which request of the
+// Claimer is implemented by Starters that also know which request of the
 // fleet is on the wire to each host, so that the next start is timed from
 // the moment that request was answered rather than from the moment it was
 // let go. The Extension prefers it to Start's confirmation: right before
@@ -128,7 +128,7 @@ type Starter interface {
 // predecessor ran between its Hold and the wire (CPU starvation, a GC or
 // a VM pause), which no check on start times alone can promise.
 //
-// A Holder keeps, per host, besides Start's latest start and its token,
+// A Claimer keeps, per host, besides Start's latest start and its token,
 // the request that holds the host (a token and when its hold expires) and
 // when the latest hold was released. Hold, timed by the backend's clock:
 //
@@ -151,14 +151,14 @@ type Starter interface {
 // so a hold expiring more than hold (and a second) past the backend's
 // clock cannot be right: it is dropped, and repaired is true. A release in
 // the future is repaired like a broken latest start.
-type Holder interface {
+type Claimer interface {
 	Starter
 	// Hold asks to put a request to host on the wire now, holding host
 	// for it until Release or for hold; see the type's doc.
-	Hold(ctx context.Context, host, token string, delay, hold time.Duration) (wait time.Duration, repaired bool, err error)
+	Claim(ctx context.Context, host, token string, delay, hold time.Duration) (wait time.Duration, repaired bool, err error)
 	// Release records that the request holding host under token has
 	// its answer.
-	Release(ctx context.Context, host, token string) error
+	Unclaim(ctx context.Context, host, token string) error
 }
 
 // LeaseRenewer is implemented by Backends whose leases can be extended

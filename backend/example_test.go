@@ -21,7 +21,7 @@ func ExampleNewMemory() {
 }
 
 // Start grants a host's next start once the delay has passed since the
-// latest one; the holder of the latest start confirms it with its token
+// latest one; the token granted the latest start confirms it with its token
 // right before its request goes on the wire.
 func ExampleMemory_Start() {
 	b := backend.NewMemory()
@@ -33,16 +33,16 @@ func ExampleMemory_Start() {
 	// Output: true true true
 }
 
-// Hold lets one request of the fleet hold a host from the wire to its
-// answer: another worker waits while the hold is in force, and once it is
-// released, the delay counts from the release.
-func ExampleMemory_Hold() {
+// Claim lets one request of the fleet claim a host from the wire to its
+// answer: another worker waits while the claim is in force, and once it is
+// unclaimed, the delay counts from the Unclaim.
+func ExampleMemory_Claim() {
 	b := backend.NewMemory()
 	ctx := context.Background()
-	w1, _, _ := b.Hold(ctx, "example.com", "worker-a/1", time.Second, 5*time.Second)
-	w2, _, _ := b.Hold(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
-	_ = b.Release(ctx, "example.com", "worker-a/1") // its response headers came
-	w3, _, _ := b.Hold(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
+	w1, _, _ := b.Claim(ctx, "example.com", "worker-a/1", time.Second, 5*time.Second)
+	w2, _, _ := b.Claim(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
+	_ = b.Unclaim(ctx, "example.com", "worker-a/1") // its response headers came
+	w3, _, _ := b.Claim(ctx, "example.com", "worker-b/1", time.Second, 5*time.Second)
 	fmt.Println(w1 == 0, w2 > 0, w3 > 900*time.Millisecond)
 	// Output: true true true
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/robotsext/robotsext/internal/pause"
 )
 
-// Memory is a Backend held in this process's memory. Extensions
+// Memory is a Backend kept in this process's memory. Extensions
 // given the same Memory share robots.txt records and each host's
 // pace as a fleet sharing Redis would; it is also the reference the
 // backendtest contract is checked against. (Collectors of one process
@@ -20,7 +20,7 @@ import (
 //
 // Expired records, leases and paces are dropped as the backend is used, so
 // its memory follows the origins of the last MaxStale at most (and the
-// last memoryPurgeLog purges). It implements Starter, Holder, LeaseRenewer,
+// last memoryPurgeLog purges). It implements Starter, Claimer, LeaseRenewer,
 // Forgetter and Pauser besides Backend. The zero value is ready to use and safe for
 // concurrent use.
 type Memory struct {
@@ -41,7 +41,7 @@ type Memory struct {
 var (
 	_ Backend      = (*Memory)(nil)
 	_ Starter      = (*Memory)(nil)
-	_ Holder       = (*Memory)(nil)
+	_ Claimer      = (*Memory)(nil)
 	_ LeaseRenewer = (*Memory)(nil)
 	_ Forgetter    = (*Memory)(nil)
 )
@@ -52,12 +52,12 @@ type memoryLease struct {
 }
 
 type memoryPace struct {
-	latest   time.Time     // the latest start booked or granted
-	token    string        // who was granted latest (Start, Hold); "" after Reserve
-	delay    time.Duration // the latest positive delay booked
-	heldBy   string        // the token holding the host (Hold); "" when none
-	heldTill time.Time     // when heldBy's hold expires
-	released time.Time     // when the latest hold was released
+	latest    time.Time     // the latest start booked or granted
+	token     string        // who was granted latest (Start, Claim); "" after Reserve
+	delay     time.Duration // the latest positive delay booked
+	claimedBy string        // the token claiming the host (Claim); "" when none
+	claimTill time.Time     // when claimedBy's claim expires
+	unclaimed time.Time     // when the latest claim ended (Unclaim)
 }
 
 // until is when p may be forgotten: a request after it starts at once.
@@ -65,18 +65,18 @@ type memoryPace struct {
 // MinPaceKeep, so that the host's first page still waits for it.
 func (p memoryPace) until() time.Time {
 	t := p.latest.Add(max(p.delay, MinPaceKeep))
-	if r := p.released.Add(p.delay); r.After(t) {
+	if r := p.unclaimed.Add(p.delay); r.After(t) {
 		t = r
 	}
-	if p.heldBy != "" && p.heldTill.After(t) {
-		t = p.heldTill
+	if p.claimedBy != "" && p.claimTill.After(t) {
+		t = p.claimTill
 	}
 	return t
 }
 
-// held reports whether a token other than token holds p at now.
-func (p memoryPace) held(token string, now time.Time) bool {
-	return p.heldBy != "" && p.heldBy != token && now.Before(p.heldTill)
+// claimedByOther reports whether a token other than token claims p at now.
+func (p memoryPace) claimedByOther(token string, now time.Time) bool {
+	return p.claimedBy != "" && p.claimedBy != token && now.Before(p.claimTill)
 }
 
 const (
@@ -158,7 +158,7 @@ func (m *Memory) Lease(ctx context.Context, origin string, ttl time.Duration) (L
 	token := newLeaseToken()
 	now := m.lock()
 	defer m.mu.Unlock()
-	if l, held := m.leases[origin]; held && now.Before(l.until) {
+	if l, ok := m.leases[origin]; ok && now.Before(l.until) {
 		return Lease{}, false, l.until.Sub(now), nil
 	}
 	m.leases[origin] = memoryLease{token: token, until: now.Add(ttl)}
@@ -175,8 +175,8 @@ func (m *Memory) Store(ctx context.Context, origin string, l Lease, rec *Record)
 	}
 	now := m.lock()
 	defer m.mu.Unlock()
-	held, ok := m.leases[origin]
-	if !ok || held.token != l.Token || !now.Before(held.until) {
+	cur, ok := m.leases[origin]
+	if !ok || cur.token != l.Token || !now.Before(cur.until) {
 		return fmt.Errorf("%w: %s", ErrLeaseLost, origin)
 	}
 	delete(m.leases, origin)
@@ -243,27 +243,27 @@ func (m *Memory) Start(ctx context.Context, host, token string, delay time.Durat
 	return 0, repaired, nil
 }
 
-// Hold implements Holder.
-func (m *Memory) Hold(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
+// Claim implements Claimer.
+func (m *Memory) Claim(ctx context.Context, host, token string, delay, ttl time.Duration) (time.Duration, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, false, err
 	}
-	delay, hold = max(delay, 0), max(hold, 0)
+	delay, ttl = max(delay, 0), max(ttl, 0)
 	now := m.lock()
 	defer m.mu.Unlock()
 	p, known := m.paces[host]
-	repaired := known && (p.latest.After(now.Add(futureSlack)) || p.released.After(now.Add(futureSlack)))
+	repaired := known && (p.latest.After(now.Add(futureSlack)) || p.unclaimed.After(now.Add(futureSlack)))
 	if repaired {
 		p, known = memoryPace{}, false
 	}
-	if p.heldBy != "" && p.heldTill.After(now.Add(hold+futureSlack)) {
-		p.heldBy, p.heldTill, repaired = "", time.Time{}, true
+	if p.claimedBy != "" && p.claimTill.After(now.Add(ttl+futureSlack)) {
+		p.claimedBy, p.claimTill, repaired = "", time.Time{}, true
 	}
 	if known && delay > 0 {
-		if p.held(token, now) {
-			return max(p.latest.Add(delay).Sub(now), holdPoll(delay)), repaired, nil
+		if p.claimedByOther(token, now) {
+			return max(p.latest.Add(delay).Sub(now), claimPoll(delay)), repaired, nil
 		}
-		ready := p.released.Add(delay)
+		ready := p.unclaimed.Add(delay)
 		if p.token != token {
 			ready = later(ready, p.latest.Add(delay))
 		}
@@ -274,7 +274,7 @@ func (m *Memory) Hold(ctx context.Context, host, token string, delay, hold time.
 	p.latest, p.token = now, token
 	if delay > 0 {
 		p.delay = delay
-		p.heldBy, p.heldTill = token, now.Add(hold)
+		p.claimedBy, p.claimTill = token, now.Add(ttl)
 	}
 	if p.until().After(now) {
 		m.paces[host] = p
@@ -284,27 +284,27 @@ func (m *Memory) Hold(ctx context.Context, host, token string, delay, hold time.
 	return 0, repaired, nil
 }
 
-// Release implements Holder.
-func (m *Memory) Release(ctx context.Context, host, token string) error {
+// Unclaim implements Claimer.
+func (m *Memory) Unclaim(ctx context.Context, host, token string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	now := m.lock()
 	defer m.mu.Unlock()
 	p, ok := m.paces[host]
-	if !ok || token == "" || p.heldBy != token {
+	if !ok || token == "" || p.claimedBy != token {
 		return nil
 	}
-	p.heldBy, p.heldTill = "", time.Time{}
-	p.released = later(p.released, now)
+	p.claimedBy, p.claimTill = "", time.Time{}
+	p.unclaimed = later(p.unclaimed, now)
 	m.paces[host] = p
 	return nil
 }
 
-// holdPoll is how long a Hold waits before asking again while another
-// request holds the host: half the delay, so that a release is seen
+// claimPoll is how long a Claim waits before asking again while another
+// request claims the host: half the delay, so that an Unclaim is seen
 // before the delay after it has passed.
-func holdPoll(delay time.Duration) time.Duration {
+func claimPoll(delay time.Duration) time.Duration {
 	return max(delay/2, time.Millisecond)
 }
 
@@ -326,12 +326,12 @@ func (m *Memory) Renew(ctx context.Context, origin string, l Lease, ttl time.Dur
 	}
 	now := m.lock()
 	defer m.mu.Unlock()
-	held, ok := m.leases[origin]
-	if !ok || held.token != l.Token || !now.Before(held.until) {
+	cur, ok := m.leases[origin]
+	if !ok || cur.token != l.Token || !now.Before(cur.until) {
 		return fmt.Errorf("%w: %s", ErrLeaseLost, origin)
 	}
-	held.until = now.Add(ttl)
-	m.leases[origin] = held
+	cur.until = now.Add(ttl)
+	m.leases[origin] = cur
 	return nil
 }
 

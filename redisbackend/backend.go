@@ -28,11 +28,11 @@ var ErrNoClient = errors.New("redisbackend: no redis client")
 // already past its KeepUntil when stored still serves the fleet briefly.
 const minRecordTTL = time.Minute
 
-// zeroMarkHold is how long a start is kept at least (see reserveScript
+// zeroMarkKeep is how long a start is kept at least (see reserveScript
 // and startScript), whatever its delay: backend.MinPaceKeep, so that a
 // first page request counts its delay from the robots.txt request, which
 // was booked with delay 0 before the delay was known.
-const zeroMarkHold = backend.MinPaceKeep
+const zeroMarkKeep = backend.MinPaceKeep
 
 // paceMargin is added to a pace key's life beyond its latest start plus
 // its delay: a request that waited for that start may come back late.
@@ -44,7 +44,7 @@ const paceMargin = time.Second
 // Extension with robotsext.WithBackend; it is safe for concurrent use.
 //
 // Besides backend.Backend it implements backend.Starter and
-// backend.Holder (each request's start paced at the server, and timed from
+// backend.Claimer (each request's start paced at the server, and timed from
 // its predecessor's answer), backend.LeaseRenewer (short leases renewed
 // while the fetch runs), backend.Forgetter (the fleet-wide purge) and
 // backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
@@ -75,7 +75,7 @@ type Backend struct {
 var (
 	_ backend.Backend      = (*Backend)(nil)
 	_ backend.Starter      = (*Backend)(nil)
-	_ backend.Holder       = (*Backend)(nil)
+	_ backend.Claimer      = (*Backend)(nil)
 	_ backend.LeaseRenewer = (*Backend)(nil)
 	_ backend.Forgetter    = (*Backend)(nil)
 	_ backend.FleetSizer   = (*Backend)(nil)
@@ -323,7 +323,7 @@ func (b *Backend) Reserve(ctx context.Context, host string, delay time.Duration)
 	err := b.do(ctx, "reserve", key, func(ctx context.Context) error {
 		var err error
 		waitUS, err = reserveScript.Run(ctx, b.client, []string{key}, ceilDiv(delay, time.Microsecond),
-			micros(paceMargin), micros(zeroMarkHold)).Int64()
+			micros(paceMargin), micros(zeroMarkKeep)).Int64()
 		return err
 	})
 	if err != nil {

@@ -2,7 +2,7 @@ package redisbackend
 
 // Shared state that cannot be right, met by a whole crawl: a pace written
 // an hour ahead (a foreign write, a failover to a node whose clock is
-// behind), a hold expiring a day ahead, a release in the future or
+// behind), a claim expiring a day ahead, an Unclaim in the future or
 // garbage in the pace key must neither stall the host nor go unnoticed.
 
 import (
@@ -15,9 +15,9 @@ import (
 	"github.com/robotsext/robotsext"
 )
 
-// TestCorruptPaceCrawl: two paced sites whose pace keys come to hold a
+// TestCorruptPaceCrawl: two paced sites whose pace keys come to have a
 // start an hour ahead, or garbage, once their robots.txt was fetched (or
-// already hold it when robots.txt is fetched: the robots.txt request,
+// already have it when robots.txt is fetched: the robots.txt request,
 // recorded as the host's first start, meets the bad value) are crawled
 // through a real Redis. The crawl
 // ends in about the time its Crawl-delays ask for (the figure
@@ -34,12 +34,12 @@ func TestCorruptPaceCrawl(t *testing.T) {
 	}
 	garbage := func(int64) string { return "garbage" }
 	delayUS := int64(testDelay / time.Microsecond)
-	// A hold by a worker that never was, expiring a day ahead, and a
-	// release an hour ahead, in the format pacePrelude writes.
-	heldDayAhead := func(now int64) string {
+	// A claim by a worker that never was, expiring a day ahead, and an
+	// Unclaim an hour ahead, in the format pacePrelude writes.
+	claimedDayAhead := func(now int64) string {
 		return fmt.Sprintf("%d %d 0 %d 5 ghost ghost", now, delayUS, now+int64(24*time.Hour/time.Microsecond))
 	}
-	releasedAhead := func(now int64) string {
+	unclaimedAhead := func(now int64) string {
 		return fmt.Sprintf("%d %d %d 0 0  other", now, delayUS, now+int64(time.Hour/time.Microsecond))
 	}
 	tests := []struct {
@@ -51,9 +51,9 @@ func TestCorruptPaceCrawl(t *testing.T) {
 		{"garbage", garbage, false},
 		{"an hour ahead before robots.txt", hourAhead, true},
 		{"garbage before robots.txt", garbage, true},
-		{"held a day ahead", heldDayAhead, false},
-		{"held a day ahead before robots.txt", heldDayAhead, true},
-		{"released an hour ahead", releasedAhead, false},
+		{"claimed a day ahead", claimedDayAhead, false},
+		{"claimed a day ahead before robots.txt", claimedDayAhead, true},
+		{"unclaimed an hour ahead", unclaimedAhead, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

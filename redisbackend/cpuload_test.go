@@ -17,7 +17,7 @@ import (
 // the delay, the smallest 66% of it (the figure, starts booked
 // only); with starts confirmed at the gate, the smallest 85–92% alone and
 // 40% under other load. Each start now counts from the previous request's
-// answer (backend.Holder), which the site gave after it saw the request.
+// answer (backend.Claimer), which the site gave after it saw the request.
 func TestMultiProcessUnderCPULoad(t *testing.T) {
 	const workers, pages = 3, 8
 	srv := startRedisServer(t)

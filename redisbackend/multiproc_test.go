@@ -311,14 +311,14 @@ func TestMultiProcessLeaseHolderKilled(t *testing.T) {
 	checkPolite(t, []*site{s}, 2)
 }
 
-// TestMultiProcessWireHolderKilled: a worker is killed (SIGKILL) while
-// its page request to a paced site hangs, so the fleet-wide hold it took
-// at the gate (backend.Holder) is never released. The other workers wait
-// for it no longer than the hold (robotsext's 5 s), then crawl on at the
+// TestMultiProcessWireClaimantKilled: a worker is killed (SIGKILL) while
+// its page request to a paced site hangs, so the fleet-wide claim it took
+// at the gate (backend.Claimer) is never unclaimed. The other workers wait
+// for it no longer than the claim's ttl (robotsext's 5 s), then crawl on at the
 // site's pace: every page is fetched and no gap is below the delay.
-func TestMultiProcessWireHolderKilled(t *testing.T) {
+func TestMultiProcessWireClaimantKilled(t *testing.T) {
 	const pages = 4
-	const hold = 5 * time.Second // robotsext's wireHold
+	const claimTTL = 5 * time.Second // robotsext's wireClaim
 	srv := startRedisServer(t)
 	s := newSite(t, testDelay, false)
 	s.stallOn("/victim/page0")
@@ -356,11 +356,11 @@ func TestMultiProcessWireHolderKilled(t *testing.T) {
 	if at < 0 || at == len(as)-1 {
 		t.Fatalf("no request arrived after the hanging one (%d arrivals); the test proves nothing", len(as))
 	}
-	// The next start waited for the dead hold to expire: about the hold
+	// The next start waited for the dead claim to expire: about its ttl
 	// after the hanging request, within the delay and a second.
 	gap := as[at+1].at.Sub(as[at].at)
-	if gap < hold-time.Second || gap > hold+testDelay+time.Second {
-		t.Errorf("the request after the hanging one came %v after it; want about the hold (%v)", gap, hold)
+	if gap < claimTTL-time.Second || gap > claimTTL+testDelay+time.Second {
+		t.Errorf("the request after the hanging one came %v after it; want about the claim's ttl (%v)", gap, claimTTL)
 	}
 	t.Logf("victim killed while its request hung; the next request came %v after it", gap.Round(time.Millisecond))
 	checkPolite(t, []*site{s}, 1)

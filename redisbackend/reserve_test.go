@@ -7,7 +7,7 @@ import (
 
 // TestReserveZeroDelayMarksFreshHost: beyond the contract, a delay-0
 // booking on a host without a pace is kept as a mark the next delay
-// counts from, for zeroMarkHold, so that the robots.txt request an
+// counts from, for zeroMarkKeep, so that the robots.txt request an
 // Extension books that way counts as the host's first request fleet-wide
 // (MemoryBackend keeps nothing there).
 func TestReserveZeroDelayMarksFreshHost(t *testing.T) {

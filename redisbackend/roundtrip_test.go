@@ -61,7 +61,7 @@ func robotsSite(t testing.TB, body string) *httptest.Server {
 // TestRoundTrips: once an origin's robots.txt is cached, a request to a
 // host without a Crawl-delay costs no Redis round trip, and one to a host
 // with a Crawl-delay costs exactly three (Start when the request is
-// queued, Hold with its token right before the wire, Release when its
+// queued, Claim with its token right before the wire, Unclaim when its
 // response headers came). The delay is a microsecond, so that no call is
 // told to wait and asked again.
 func TestRoundTrips(t *testing.T) {
@@ -113,7 +113,7 @@ func TestRoundTrips(t *testing.T) {
 }
 
 // BenchmarkHookRoundTrip: the time a paced request spends on its Redis
-// round trips, over loopback TCP, measured as the Start, Hold and Release
+// round trips, over loopback TCP, measured as the Start, Claim and Unclaim
 // calls its hooks make (timed by a hook on the client: the rest of
 // a Colly request, HTTP included, is not the backend's cost).
 func BenchmarkHookRoundTrip(b *testing.B) {

@@ -99,14 +99,14 @@ local start = latest + delay
 if start < now then
   start = now
 end
-local hold = math.max(kept, tonumber(ARGV[3]))
-local ttl = math.ceil((start - now + hold + tonumber(ARGV[2])) / 1000)
+local keep = math.max(kept, tonumber(ARGV[3]))
+local ttl = math.ceil((start - now + keep + tonumber(ARGV[2])) / 1000)
 redis.call('SET', KEYS[1], string.format('%.0f %.0f', start, kept), 'PX', string.format('%.0f', ttl))
 return start - now
 `)
 
 // pacePrelude opens the scripts that read and write a host's pace key
-// (startScript, holdScript, releaseScript): it reads Redis's clock and the
+// (startScript, claimScript, unclaimScript): it reads Redis's clock and the
 // key, and defines save, which writes the key back with its expiry.
 //
 //	KEYS[1] pace key; ARGV[1] token, ARGV[2] delay in µs (≥ 0),
@@ -114,19 +114,20 @@ return start - now
 //	broken, in µs, ARGV[4] how long a start is kept at least, in µs
 //	(backend.MinPaceKeep), ARGV[5] margin in µs
 //
-// The pace key holds "latest kept released heldTill n heldBy owner": the
-// latest start granted, the latest positive delay, when the latest hold
-// was released and when the current hold expires (µs); the length n of
-// heldBy, the token holding the host (empty when none), a space, and the
-// token the latest start was granted to, the rest of the value (tokens may
-// hold spaces; owner is empty after a Reserve, which writes "latest
-// kept"). Values written by earlier versions, "latest kept owner", read
-// as holding nothing. A value
-// that does not parse, a key of another type, or a start or release more
+// The pace key's value is "latest kept unclaimed claimTill n claimedBy
+// owner": the latest start granted, the latest positive delay, when the
+// latest claim ended (Unclaim) and when the current claim expires (µs);
+// the length n of claimedBy, the token claiming the host (empty when
+// none), a space, and the token the latest start was granted to, the rest
+// of the value (tokens may contain spaces; owner is empty after a
+// Reserve, which writes "latest kept"). Values written by earlier
+// versions, "latest kept owner", read as claimed by nobody. The names are
+// the scripts' own; the value stores numbers and tokens by position only.
+// A value that does not parse, a key of another type, or a start or Unclaim more
 // than ARGV[3] ahead of now reads as no pace at all (latest is nil) and
 // sets repaired. The key expires once nothing in it matters: the latest
-// start plus the longer of its delay and ARGV[4], the latest release plus
-// the delay, and the hold's expiry, whichever is latest, plus the margin.
+// start plus the longer of its delay and ARGV[4], the latest Unclaim plus
+// the delay, and the claim's expiry, whichever is latest, plus the margin.
 const pacePrelude = `
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -134,7 +135,7 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local token = ARGV[1]
 local delay = tonumber(ARGV[2])
 local slack = tonumber(ARGV[3])
-local latest, kept, released, heldTill, heldBy, owner
+local latest, kept, unclaimed, claimTill, claimedBy, owner
 local repaired = 0
 local v = redis.pcall('GET', KEYS[1])
 if type(v) == 'string' then
@@ -142,35 +143,35 @@ if type(v) == 'string' then
   if a ~= nil then
     n = tonumber(n)
     if string.sub(rest, n + 1, n + 1) == ' ' then
-      heldBy, owner = string.sub(rest, 1, n), string.sub(rest, n + 2)
+      claimedBy, owner = string.sub(rest, 1, n), string.sub(rest, n + 2)
     end
   else
     a, b, rest = string.match(v, '^(%d+) (%d+)(.*)$')
-    c, d, heldBy = '0', '0', ''
+    c, d, claimedBy = '0', '0', ''
     if rest == '' then
       owner = ''
     elseif rest ~= nil and string.sub(rest, 1, 1) == ' ' then
       owner = string.sub(rest, 2)
     end
   end
-  latest, kept, released, heldTill = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
-  if latest == nil or kept == nil or released == nil or heldTill == nil or heldBy == nil or owner == nil
-      or latest > now + slack or released > now + slack then
+  latest, kept, unclaimed, claimTill = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+  if latest == nil or kept == nil or unclaimed == nil or claimTill == nil or claimedBy == nil or owner == nil
+      or latest > now + slack or unclaimed > now + slack then
     latest, repaired = nil, 1
   end
 elseif v then
   repaired = 1
 end
 if latest == nil then
-  kept, released, heldTill, heldBy, owner = 0, 0, 0, '', ''
+  kept, unclaimed, claimTill, claimedBy, owner = 0, 0, 0, '', ''
 end
 local function save()
-  local life = math.max(latest + math.max(kept, tonumber(ARGV[4])), released + kept)
-  if heldBy ~= '' then
-    life = math.max(life, heldTill)
+  local life = math.max(latest + math.max(kept, tonumber(ARGV[4])), unclaimed + kept)
+  if claimedBy ~= '' then
+    life = math.max(life, claimTill)
   end
   local ttl = math.ceil((life - now + tonumber(ARGV[5])) / 1000)
-  redis.call('SET', KEYS[1], string.format('%.0f %.0f %.0f %.0f %d ', latest, kept, released, heldTill, #heldBy) .. heldBy .. ' ' .. owner,
+  redis.call('SET', KEYS[1], string.format('%.0f %.0f %.0f %.0f %d ', latest, kept, unclaimed, claimTill, #claimedBy) .. claimedBy .. ' ' .. owner,
     'PX', string.format('%.0f', ttl))
 end
 `
@@ -196,26 +197,27 @@ save()
 return {0, repaired}
 `)
 
-// holdScript answers backend.Holder.Hold for one host in one atomic step.
-// Its keys and arguments are pacePrelude's, and ARGV[6] is the hold in µs. A hold expiring more than ARGV[6] + ARGV[3] ahead of now
-// is broken: it is dropped and repaired is 1. While another token's hold
+// claimScript answers backend.Claimer.Claim for one host in one atomic step.
+// Its keys and arguments are pacePrelude's, and ARGV[6] is the claim's
+// ttl in µs. A claim expiring more than ARGV[6] + ARGV[3] ahead of now
+// is broken: it is dropped and repaired is 1. While another token's claim
 // is in force it returns {wait, repaired} with the longer of the time
 // until latest + delay and half the delay (at least a millisecond): the
-// holder's release is seen before the delay after it passes. Otherwise it
-// waits until the latest release + delay and, when the token does not own
-// the latest start, latest + delay; once both have passed (or no start is
-// known, or the delay is 0) it grants: now becomes the latest start,
-// owned and held by the token until now + ARGV[6].
-var holdScript = redis.NewScript(pacePrelude + `
-local hold = tonumber(ARGV[6])
-if heldBy ~= '' and heldTill > now + hold + slack then
-  heldBy, heldTill, repaired = '', 0, 1
+// other token's Unclaim is seen before the delay after it passes.
+// Otherwise it waits until the latest Unclaim + delay and, when the token
+// does not own the latest start, latest + delay; once both have passed
+// (or no start is known, or the delay is 0) it grants: now becomes the
+// latest start, owned and claimed by the token until now + ARGV[6].
+var claimScript = redis.NewScript(pacePrelude + `
+local ttl = tonumber(ARGV[6])
+if claimedBy ~= '' and claimTill > now + ttl + slack then
+  claimedBy, claimTill, repaired = '', 0, 1
 end
 if latest ~= nil and delay > 0 then
-  if heldBy ~= '' and heldBy ~= token and heldTill > now then
+  if claimedBy ~= '' and claimedBy ~= token and claimTill > now then
     return {math.max(latest + delay - now, math.floor(delay / 2), 1000), repaired}
   end
-  local ready = released + delay
+  local ready = unclaimed + delay
   if owner ~= token then
     ready = math.max(ready, latest + delay)
   end
@@ -226,7 +228,7 @@ end
 if delay > 0 then
   kept = delay
   if token ~= '' then
-    heldBy, heldTill = token, now + hold
+    claimedBy, claimTill = token, now + ttl
   end
 end
 latest, owner = now, token
@@ -234,16 +236,16 @@ save()
 return {0, repaired}
 `)
 
-// releaseScript answers backend.Holder.Release for one host: when the
-// token holds it, the hold ends and now becomes the latest release. Its
+// unclaimScript answers backend.Claimer.Unclaim for one host: when the
+// token claims it, the claim ends and now becomes the latest Unclaim. Its
 // keys and arguments are pacePrelude's (the delay is not used). It
-// returns 1 when a hold was released, 0 otherwise.
-var releaseScript = redis.NewScript(pacePrelude + `
-if latest == nil or token == '' or heldBy ~= token then
+// returns 1 when a claim ended, 0 otherwise.
+var unclaimScript = redis.NewScript(pacePrelude + `
+if latest == nil or token == '' or claimedBy ~= token then
   return 0
 end
-heldBy, heldTill = '', 0
-released = math.max(released, now)
+claimedBy, claimTill = '', 0
+unclaimed = math.max(unclaimed, now)
 save()
 return 1
 `)

@@ -1,7 +1,7 @@
 package redisbackend
 
 // This file paces each request's start at the server (backend.Starter
-// and backend.Holder) and renews fetch leases (backend.LeaseRenewer), one
+// and backend.Claimer) and renews fetch leases (backend.LeaseRenewer), one
 // script each.
 
 import (
@@ -32,7 +32,7 @@ func (b *Backend) Start(ctx context.Context, host, token string, delay time.Dura
 	err := b.do(ctx, "start", key, func(ctx context.Context) error {
 		var err error
 		res, err = startScript.Run(ctx, b.client, []string{key}, token, ceilDiv(delay, time.Microsecond),
-			micros(futureSlack), micros(zeroMarkHold), micros(paceMargin)).Int64Slice()
+			micros(futureSlack), micros(zeroMarkKeep), micros(paceMargin)).Int64Slice()
 		return err
 	})
 	if err != nil {
@@ -44,35 +44,35 @@ func (b *Backend) Start(ctx context.Context, host, token string, delay time.Dura
 	return time.Duration(max(res[0], 0)) * time.Microsecond, res[1] == 1, nil
 }
 
-// Hold implements backend.Holder with one script (holdScript) on the
-// same pace key as Start, timed by Redis's clock. A hold that cannot have
-// been written by this contract (one expiring more than hold and a second
+// Claim implements backend.Claimer with one script (claimScript) on the
+// same pace key as Start, timed by Redis's clock. A claim that cannot have
+// been written by this contract (one expiring more than ttl and a second
 // ahead) is dropped, and repaired is true.
-func (b *Backend) Hold(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
+func (b *Backend) Claim(ctx context.Context, host, token string, delay, ttl time.Duration) (time.Duration, bool, error) {
 	key := b.keys.pace(host)
-	delay, hold = max(delay, 0), max(hold, 0)
+	delay, ttl = max(delay, 0), max(ttl, 0)
 	var res []int64
-	err := b.do(ctx, "hold", key, func(ctx context.Context) error {
+	err := b.do(ctx, "claim", key, func(ctx context.Context) error {
 		var err error
-		res, err = holdScript.Run(ctx, b.client, []string{key}, token, ceilDiv(delay, time.Microsecond),
-			micros(futureSlack), micros(zeroMarkHold), micros(paceMargin), ceilDiv(hold, time.Microsecond)).Int64Slice()
+		res, err = claimScript.Run(ctx, b.client, []string{key}, token, ceilDiv(delay, time.Microsecond),
+			micros(futureSlack), micros(zeroMarkKeep), micros(paceMargin), ceilDiv(ttl, time.Microsecond)).Int64Slice()
 		return err
 	})
 	if err != nil {
 		return 0, false, err
 	}
 	if len(res) != 2 {
-		return 0, false, fmt.Errorf("redisbackend: hold %s: script answered %v", key, res)
+		return 0, false, fmt.Errorf("redisbackend: claim %s: script answered %v", key, res)
 	}
 	return time.Duration(max(res[0], 0)) * time.Microsecond, res[1] == 1, nil
 }
 
-// Release implements backend.Holder with one script (releaseScript).
-func (b *Backend) Release(ctx context.Context, host, token string) error {
+// Unclaim implements backend.Claimer with one script (unclaimScript).
+func (b *Backend) Unclaim(ctx context.Context, host, token string) error {
 	key := b.keys.pace(host)
-	return b.do(ctx, "release", key, func(ctx context.Context) error {
-		return releaseScript.Run(ctx, b.client, []string{key}, token, 0,
-			micros(futureSlack), micros(zeroMarkHold), micros(paceMargin)).Err()
+	return b.do(ctx, "unclaim", key, func(ctx context.Context) error {
+		return unclaimScript.Run(ctx, b.client, []string{key}, token, 0,
+			micros(futureSlack), micros(zeroMarkKeep), micros(paceMargin)).Err()
 	})
 }
 

@@ -327,12 +327,12 @@ func TestRenew(t *testing.T) {
 
 // paceValue is a pace key's value, parsed as pacePrelude writes it.
 type paceValue struct {
-	latest, delay, released, heldTill int64
-	heldBy, owner                     string
+	latest, delay, unclaimed, claimTill int64
+	claimedBy, owner                    string
 }
 
 // readPace reads and parses the pace key key, failing t when it does not
-// hold "latest kept released heldTill n heldBy owner".
+// hold "latest kept unclaimed claimTill n claimedBy owner".
 func readPace(t *testing.T, c *redis.Client, key string) paceValue {
 	t.Helper()
 	v, err := c.Get(t.Context(), key).Result()
@@ -351,38 +351,38 @@ func readPace(t *testing.T, c *redis.Client, key string) paceValue {
 	}
 	n := int(nums[4])
 	if n >= len(f[5]) || f[5][n] != ' ' {
-		t.Fatalf("pace value %q: the holder's length %d does not fit", v, n)
+		t.Fatalf("pace value %q: the claimant's length %d does not fit", v, n)
 	}
-	return paceValue{latest: nums[0], delay: nums[1], released: nums[2], heldTill: nums[3], heldBy: f[5][:n], owner: f[5][n+1:]}
+	return paceValue{latest: nums[0], delay: nums[1], unclaimed: nums[2], claimTill: nums[3], claimedBy: f[5][:n], owner: f[5][n+1:]}
 }
 
-// TestHoldKey: Hold records the holder (a token with spaces, too) and
-// the hold's expiry by Redis's clock; Release clears the holder and
-// records the release; the owner of the latest start is kept through both.
-func TestHoldKey(t *testing.T) {
+// TestClaimKey: Claim records the claimant (a token with spaces, too) and
+// the claim's expiry by Redis's clock; Unclaim clears the claimant and
+// records the Unclaim; the owner of the latest start is kept through both.
+func TestClaimKey(t *testing.T) {
 	t.Parallel()
 	s := startRedisServer(t)
 	c := newClient(t, "unix", s.Sock)
 	b := New(c, WithHeartbeat(-1))
-	key := b.keys.pace("hold-key.example")
-	const delay, hold = 200 * time.Millisecond, 5 * time.Second
+	key := b.keys.pace("claim-key.example")
+	const delay, ttl = 200 * time.Millisecond, 5 * time.Second
 
 	before := redisMicros(t, c)
-	if w, _, err := b.Hold(t.Context(), "hold-key.example", "w 1/x", delay, hold); err != nil || w != 0 {
-		t.Fatalf("Hold = %v, %v; want granted", w, err)
+	if w, _, err := b.Claim(t.Context(), "claim-key.example", "w 1/x", delay, ttl); err != nil || w != 0 {
+		t.Fatalf("Claim = %v, %v; want granted", w, err)
 	}
 	after := redisMicros(t, c)
 	p := readPace(t, c, key)
-	if p.heldBy != "w 1/x" || p.owner != "w 1/x" || p.latest < before || p.latest > after ||
-		p.heldTill != p.latest+hold.Microseconds() || p.delay != delay.Microseconds() || p.released != 0 {
-		t.Errorf("after Hold: %+v; want held and owned by \"w 1/x\" from a start in [%d, %d] until %v later", p, before, after, hold)
+	if p.claimedBy != "w 1/x" || p.owner != "w 1/x" || p.latest < before || p.latest > after ||
+		p.claimTill != p.latest+ttl.Microseconds() || p.delay != delay.Microseconds() || p.unclaimed != 0 {
+		t.Errorf("after Claim: %+v; want claimed and owned by \"w 1/x\" from a start in [%d, %d] until %v later", p, before, after, ttl)
 	}
-	if err := b.Release(t.Context(), "hold-key.example", "w 1/x"); err != nil {
+	if err := b.Unclaim(t.Context(), "claim-key.example", "w 1/x"); err != nil {
 		t.Fatal(err)
 	}
 	done := redisMicros(t, c)
 	q := readPace(t, c, key)
-	if q.heldBy != "" || q.owner != "w 1/x" || q.released < after || q.released > done || q.latest != p.latest {
-		t.Errorf("after Release: %+v; want no holder, the same owner and start, released in [%d, %d]", q, after, done)
+	if q.claimedBy != "" || q.owner != "w 1/x" || q.unclaimed < after || q.unclaimed > done || q.latest != p.latest {
+		t.Errorf("after Unclaim: %+v; want no claimant, the same owner and start, unclaimed in [%d, %d]", q, after, done)
 	}
 }

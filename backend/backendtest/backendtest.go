@@ -15,9 +15,9 @@
 // ports, IPv6 literals and long names work. For a backend that implements
 // the optional interfaces it checks them too (the subtests of the others
 // skip): Starter grants a host's next start once its delay has passed,
-// confirms its holder's token and lets exactly one of many concurrent
-// callers through; Holder keeps a host held until the release or the
-// hold's expiry and times the next start from the release; LeaseRenewer extends only the held lease; Forgetter
+// confirms the token it granted the latest start and lets exactly one of many concurrent
+// callers through; Claimer keeps a host claimed until the Unclaim or the
+// claim's expiry and times the next start from the Unclaim; LeaseRenewer extends only the held lease; Forgetter
 // deletes a record and its lease and logs the purge in order for every
 // reader's cursor.
 //
@@ -73,12 +73,12 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"StartConcurrent", testStartConcurrent},
 		{"StartAfterDelay", testStartAfterDelay},
 		{"StartCancelled", testStartCancelled},
-		{"HoldSequence", testHoldSequence},
-		{"HoldUntilRelease", testHoldUntilRelease},
-		{"HoldExpires", testHoldExpires},
-		{"HoldBrokenExpiry", testHoldBrokenExpiry},
-		{"HoldConcurrent", testHoldConcurrent},
-		{"HoldOddCalls", testHoldOddCalls},
+		{"HoldSequence", testClaimSequence},
+		{"HoldUntilRelease", testClaimUntilUnclaim},
+		{"HoldExpires", testClaimExpires},
+		{"HoldBrokenExpiry", testClaimBrokenExpiry},
+		{"HoldConcurrent", testClaimConcurrent},
+		{"HoldOddCalls", testClaimOddCalls},
 		{"RenewExtends", testRenewExtends},
 		{"RenewLost", testRenewLost},
 		{"RenewCancelled", testRenewCancelled},

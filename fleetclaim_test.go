@@ -31,12 +31,12 @@ func (r *releaseLog) Start(ctx context.Context, host, token string, delay time.D
 	return r.Memory.Start(ctx, host, token, delay)
 }
 
-func (r *releaseLog) Hold(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
+func (r *releaseLog) Claim(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
 	r.log("hold " + token)
-	return r.Memory.Hold(ctx, host, token, delay, hold)
+	return r.Memory.Claim(ctx, host, token, delay, hold)
 }
 
-func (r *releaseLog) Release(ctx context.Context, host, token string) error {
+func (r *releaseLog) Unclaim(ctx context.Context, host, token string) error {
 	r.mu.Lock()
 	fail := r.failRelease > 0
 	if fail {
@@ -48,7 +48,7 @@ func (r *releaseLog) Release(ctx context.Context, host, token string) error {
 		return errors.New("backend away")
 	}
 	r.log("release " + token)
-	return r.Memory.Release(ctx, host, token)
+	return r.Memory.Unclaim(ctx, host, token)
 }
 
 // TestFailedReleaseRetried: a release the backend failed is made again
@@ -71,7 +71,7 @@ func TestFailedReleaseRetried(t *testing.T) {
 			t.Parallel()
 			b := &releaseLog{Memory: backend.NewMemory(), failRelease: 1}
 			pc := newPacer(0, nil)
-			pc.starter, pc.holder = b, b
+			pc.starter, pc.claimer = b, b
 			var errs int
 			pc.onErr = func(error) { errs++ }
 			pc.tokPrefix = "T"
