@@ -135,7 +135,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 // (c.IgnoreRobotsTxt = true), so nothing is fetched twice; registers an
 // OnRequest hook that aborts disallowed requests of every method, HEAD
 // included, and waits for the host's Crawl-delay; an OnRequestHeaders hook
-// that holds the delay at the wire; an OnError hook that re-issues
+// that keeps the delay at the wire; an OnError hook that re-issues
 // deferred redirect hops (see ErrRedirectDeferred); and a redirect handler
 // that refuses redirect hops into disallowed URLs (see WithRedirectHandler
 // for composing it with your own). The product token and the robots.txt

@@ -11,51 +11,51 @@ import (
 	"github.com/robotsext/robotsext/backend"
 )
 
-// releaseLog is a backend.Memory whose first failRelease Release calls
-// fail; it logs every Start, Hold and Release it is asked.
-type releaseLog struct {
+// unclaimLog is a backend.Memory whose first failUnclaim Unclaim calls
+// fail; it logs every Start, Claim and Unclaim it is asked.
+type unclaimLog struct {
 	*backend.Memory
 	mu          sync.Mutex
-	failRelease int
+	failUnclaim int
 	calls       []string
 }
 
-func (r *releaseLog) log(s string) {
+func (r *unclaimLog) log(s string) {
 	r.mu.Lock()
 	r.calls = append(r.calls, s)
 	r.mu.Unlock()
 }
 
-func (r *releaseLog) Start(ctx context.Context, host, token string, delay time.Duration) (time.Duration, bool, error) {
+func (r *unclaimLog) Start(ctx context.Context, host, token string, delay time.Duration) (time.Duration, bool, error) {
 	r.log("start " + token)
 	return r.Memory.Start(ctx, host, token, delay)
 }
 
-func (r *releaseLog) Claim(ctx context.Context, host, token string, delay, hold time.Duration) (time.Duration, bool, error) {
-	r.log("hold " + token)
-	return r.Memory.Claim(ctx, host, token, delay, hold)
+func (r *unclaimLog) Claim(ctx context.Context, host, token string, delay, ttl time.Duration) (time.Duration, bool, error) {
+	r.log("claim " + token)
+	return r.Memory.Claim(ctx, host, token, delay, ttl)
 }
 
-func (r *releaseLog) Unclaim(ctx context.Context, host, token string) error {
+func (r *unclaimLog) Unclaim(ctx context.Context, host, token string) error {
 	r.mu.Lock()
-	fail := r.failRelease > 0
+	fail := r.failUnclaim > 0
 	if fail {
-		r.failRelease--
+		r.failUnclaim--
 	}
 	r.mu.Unlock()
 	if fail {
-		r.log("release " + token + " failed")
+		r.log("unclaim " + token + " failed")
 		return errors.New("backend away")
 	}
-	r.log("release " + token)
+	r.log("unclaim " + token)
 	return r.Memory.Unclaim(ctx, host, token)
 }
 
-// TestFailedReleaseRetried: a release the backend failed is made again
+// TestFailedUnclaimRetried: an Unclaim the backend failed is made again
 // before the worker's next call about the host, so that the fleet does
-// not wait for the hold to expire; a host that is no longer paced drops
+// not wait for the claim to expire; a host that is no longer paced drops
 // it.
-func TestFailedReleaseRetried(t *testing.T) {
+func TestFailedUnclaimRetried(t *testing.T) {
 	t.Parallel()
 	const host, delay = "site.test", 50 * time.Millisecond
 	tests := []struct {
@@ -63,13 +63,13 @@ func TestFailedReleaseRetried(t *testing.T) {
 		forget bool // the host's pace is dropped before the next call
 		want   []string
 	}{
-		{"retried", false, []string{"hold T1", "release T1 failed", "release T1", "start T2"}},
-		{"host forgotten", true, []string{"hold T1", "release T1 failed", "start T2"}},
+		{"retried", false, []string{"claim T1", "unclaim T1 failed", "unclaim T1", "start T2"}},
+		{"host forgotten", true, []string{"claim T1", "unclaim T1 failed", "start T2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b := &releaseLog{Memory: backend.NewMemory(), failRelease: 1}
+			b := &unclaimLog{Memory: backend.NewMemory(), failUnclaim: 1}
 			pc := newPacer(0, nil)
 			pc.starter, pc.claimer = b, b
 			var errs int
@@ -83,7 +83,7 @@ func TestFailedReleaseRetried(t *testing.T) {
 			}
 			pc.land(t.Context(), req)
 			if errs != 1 {
-				t.Fatalf("%d errors reported; want the failed release's", errs)
+				t.Fatalf("%d errors reported; want the failed Unclaim's", errs)
 			}
 			if tc.forget {
 				pc.mu.Lock()

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The gate's rules on the injected clock: a host is held by one request
+// The gate's rules on the injected clock: a host is claimed by one request
 // from the gate to its response headers, and the next passes no earlier
 // than the delay after them and after the previous start.
 func TestGateHoldAndRelease(t *testing.T) {
@@ -35,7 +35,7 @@ func TestGateHoldAndRelease(t *testing.T) {
 			startA := clk.now()
 			passed := make(chan time.Time)
 			go func() {
-				// B waits on A's hold, which only done releases.
+				// B waits on A's claim, which only done ends.
 				if err := pc.gate(ctx, "h.test", "B", nil); err != nil {
 					t.Error(err)
 				}
@@ -53,7 +53,7 @@ func TestGateHoldAndRelease(t *testing.T) {
 }
 
 // waitHeld waits (on the real clock, briefly) until someone waits for the
-// host's hold, so that done releases a waiter rather than an idle host.
+// host's claim, so that done wakes a waiter rather than an idle host.
 func waitHeld(t *testing.T, pc *pacer, host string) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
@@ -65,11 +65,11 @@ func waitHeld(t *testing.T, pc *pacer, host string) {
 			return
 		}
 	}
-	t.Fatal("nobody waited for the hold")
+	t.Fatal("nobody waited for the claim")
 }
 
-// A redirect hop keeps its chain's token: the original request's hold on
-// one host moves to the hop's host, and ending the request releases it.
+// A redirect hop keeps its chain's token: the original request's claim on
+// one host moves to the hop's host, and ending the request ends it.
 func TestGateHopTransfersTheHold(t *testing.T) {
 	t.Parallel()
 	pc, clk := newFakePacer(0, nil)
@@ -90,22 +90,22 @@ func TestGateHopTransfersTheHold(t *testing.T) {
 	if err := pc.gate(ctx, "b.test", tok, first); err != nil {
 		t.Fatal(err)
 	}
-	if held := holderOf(pc, "b.test"); held != "X" {
-		t.Fatalf("b.test held by %v, want X", held)
+	if by := claimantOf(pc, "b.test"); by != "X" {
+		t.Fatalf("b.test claimed by %v, want X", by)
 	}
 	pc.doneToken("X") // the request failed after the hop
-	if held := holderOf(pc, "b.test"); held != nil {
-		t.Errorf("b.test still held by %v", held)
+	if by := claimantOf(pc, "b.test"); by != nil {
+		t.Errorf("b.test still claimed by %v", by)
 	}
 	pc.mu.Lock()
 	n := len(pc.claims) + len(pc.reqs) + len(pc.byURL)
 	pc.mu.Unlock()
 	if n != 0 || pc.ntracked.Load() != 0 {
-		t.Errorf("%d entries left in the hold maps", n)
+		t.Errorf("%d entries left in the claim maps", n)
 	}
 }
 
-func holderOf(pc *pacer, host string) any {
+func claimantOf(pc *pacer, host string) any {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if h := pc.hosts[hostKey(host)]; h != nil && h.busy {
@@ -142,7 +142,7 @@ func TestGateWaitersWokenAndCancelled(t *testing.T) {
 	}
 }
 
-// A host without a delay is never held, and the gate costs nothing.
+// A host without a delay is never claimed, and the gate costs nothing.
 func TestGateUnpacedHost(t *testing.T) {
 	t.Parallel()
 	pc, _ := newFakePacer(0, nil)
@@ -151,7 +151,7 @@ func TestGateUnpacedHost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if holderOf(pc, "free.test") != nil || pc.ntracked.Load() != 0 {
-		t.Error("an unpaced host was held or tracked")
+	if claimantOf(pc, "free.test") != nil || pc.ntracked.Load() != 0 {
+		t.Error("an unpaced host was claimed or tracked")
 	}
 }

@@ -173,7 +173,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 }
 
 // paceHop keeps the hop's host's Crawl-delay. The previous request's
-// response (the redirect) has come, so its host's hold is released; then
+// response (the redirect) has come, so its host's claim ends; then
 // the hop waits for its slot and passes the gate under the chain's token
 // when the wait fits (see hopInlineMax), and is deferred otherwise.
 func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
@@ -186,7 +186,7 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 		return nil
 	}
 	ctx := req.Context()
-	// The redirect answered the previous hop: its fleet-wide hold ends.
+	// The redirect answered the previous hop: its fleet-wide claim ends.
 	e.pacer.land(ctx, e.pacer.tokenOf(via[0].URL))
 	w := e.pacer.hopWait(o.host)
 	if w <= 0 {
@@ -217,7 +217,7 @@ func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops
 
 // onError is the OnError hook. A request that failed without response
 // headers (a network error, a refused or deferred redirect hop, a timeout)
-// releases the host it held; deferred redirect hops are re-issued as
+// ends its claim on the host; deferred redirect hops are re-issued as
 // requests of their own, once per request and its retries (see
 // ErrRedirectDeferred).
 func (e *Extension) onError(resp *colly.Response, err error) {

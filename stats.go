@@ -99,8 +99,8 @@ type Stats struct {
 	BackoffWaiting                int64
 	PausedHosts                   int
 	// PaceWaits is how long each request to a host with a Crawl-delay
-	// waited for its turn in the OnRequest hook (the short hold at the
-	// wire is not included; with a Backend that is not a Starter the wait
+	// waited for its turn in the OnRequest hook (the short wait at the
+	// gate is not included; with a Backend that is not a Starter the wait
 	// happens there and is not observed); requests to hosts without one
 	// are not observed.
 	PaceWaits Histogram

@@ -32,19 +32,19 @@ func (s stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // starterOnly hides every optional interface of a Memory but Starter: the
-// fleet pace of a Backend that cannot hold a host.
+// fleet pace of a Backend that cannot claim a host.
 type starterOnly struct {
 	backend.Backend
 	backend.Starter
 }
 
-// TestStallBeforeWireHeldFleetWide: with the Claimer, every gap at the
+// TestStallBeforeWireClaimedFleetWide: with the Claimer, every gap at the
 // server is at least the Crawl-delay although one worker's page arrives
 // 200 ms after its gate. The control, the same Memory seen as a
 // Starter only (start times confirmed at the gate, as before the Claimer),
 // lets the other worker's requests arrive well inside the delay, so the
 // check can fail.
-func TestStallBeforeWireHeldFleetWide(t *testing.T) {
+func TestStallBeforeWireClaimedFleetWide(t *testing.T) {
 	t.Parallel()
 	const (
 		delay = 300 * time.Millisecond
@@ -55,7 +55,7 @@ func TestStallBeforeWireHeldFleetWide(t *testing.T) {
 	tests := []struct {
 		name    string
 		backend func() backend.Backend
-		holds   bool
+		claims  bool
 	}{
 		{"Claimer", func() backend.Backend { return backend.NewMemory() }, true},
 		{"Starter only (control)", func() backend.Backend {
@@ -100,14 +100,14 @@ func TestStallBeforeWireHeldFleetWide(t *testing.T) {
 			for i, g := range gaps {
 				if g < delay-accSlack {
 					short++
-					if tc.holds {
+					if tc.claims {
 						t.Errorf("%s arrived %v after %s; want at least the Crawl-delay %v", hits[i+1].path, g, hits[i].path, delay)
 					}
 				}
 			}
 			t.Logf("smallest gap at the server %v (Crawl-delay %v, one page %v late at the wire); %d of %d gaps below the delay",
 				smallest.Round(time.Millisecond), delay, stall, short, len(gaps))
-			if !tc.holds && smallest > delay-stall/2 {
+			if !tc.claims && smallest > delay-stall/2 {
 				t.Errorf("control: smallest gap %v; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
 					smallest, delay-stall)
 			}
@@ -128,10 +128,10 @@ func waitForPage(t *testing.T, s *accSite, path string) {
 	t.Fatalf("%s never reached the server", path)
 }
 
-// TestHoldReleasedByRedirect: a redirect answers the request that held
+// TestClaimEndedByRedirect: a redirect answers the request that claimed
 // the host, so the hop to the same paced host waits the delay, not the
-// hold's expiry (5 s), and the fleet-wide gaps hold across the hop.
-func TestHoldReleasedByRedirect(t *testing.T) {
+// claim's expiry (5 s), and the fleet-wide gaps hold across the hop.
+func TestClaimEndedByRedirect(t *testing.T) {
 	t.Parallel()
 	const delay = 200 * time.Millisecond
 	var (
@@ -169,6 +169,6 @@ func TestHoldReleasedByRedirect(t *testing.T) {
 		t.Errorf("smallest gap %v; want at least the Crawl-delay %v", smallest, delay)
 	}
 	if took > wireClaim {
-		t.Errorf("the crawl took %v: the hop waited for the redirected request's hold to expire", took)
+		t.Errorf("the crawl took %v: the hop waited for the redirected request's claim to expire", took)
 	}
 }

@@ -83,7 +83,7 @@
 //
 //	robotsext:{example.com}:rec:https://example.com     the record (string, encoded, body deflated)
 //	robotsext:{example.com}:lease:https://example.com   the fetch lease (string: the holder's token, "<worker id>/<hex>")
-//	robotsext:{example.com}:pace                        the pace (string: "latest delay token", µs by Redis's clock)
+//	robotsext:{example.com}:pace                        the pace (string: "latest delay" or "latest delay unclaimed claimTill n claimedBy owner", µs by Redis's clock; see pacePrelude)
 //	robotsext:fleet                                     the heartbeats (sorted set: "<worker id>/<hex>" by last seen, ms)
 //	robotsext:purges                                    the purge log (stream of {origin, n}, MAXLEN ~1024)
 //
