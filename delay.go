@@ -416,7 +416,7 @@ func (pc *pacer) bookShared(ctx context.Context, host string, delay time.Duratio
 		return 0, false
 	}
 	// Each worker books at the gate, one request per host at a time, so
-	// the fleet holds at most one booking per worker ahead of this one.
+	// the fleet has at most one booking per worker ahead of this one.
 	if w > spacing*time.Duration(pc.fleetSize())+anomalySlack {
 		pc.anomaly(hostKey(host), "the backend asked for a wait longer than the fleet's bookings allow; paced locally instead", w)
 		return 0, false

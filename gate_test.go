@@ -11,7 +11,7 @@ import (
 // The gate's rules on the injected clock: a host is claimed by one request
 // from the gate to its response headers, and the next passes no earlier
 // than the delay after them and after the previous start.
-func TestGateHoldAndRelease(t *testing.T) {
+func TestGateClaimAndUnclaim(t *testing.T) {
 	t.Parallel()
 	const delay = time.Second
 	tests := []struct {
@@ -70,7 +70,7 @@ func waitHeld(t *testing.T, pc *pacer, host string) {
 
 // A redirect hop keeps its chain's token: the original request's claim on
 // one host moves to the hop's host, and ending the request ends it.
-func TestGateHopTransfersTheHold(t *testing.T) {
+func TestGateHopTransfersTheClaim(t *testing.T) {
 	t.Parallel()
 	pc, clk := newFakePacer(0, nil)
 	pc.loaded("a.test", time.Second, true, clk.now())

@@ -1,11 +1,3 @@
-// Package backend is the contract for the politeness state a crawl shares
-// beyond one robotsext.Extension: each origin's robots.txt record, the
-// lease that lets one worker fetch it, and each host's pace. A user of
-// robotsext.Apply needs none of it until collectors of several processes
-// share one crawl (robotsext.WithBackend). Memory implements it in one
-// process; the nested module redisbackend implements it over Redis for a
-// fleet of worker processes; the package backendtest is the contract
-// every implementation must pass.
 package backend
 
 // This file defines the state a crawl shares beyond one Extension: each
@@ -20,13 +12,13 @@ import (
 )
 
 // ErrLeaseLost is returned (wrapped) by Backend.Store when the lease it was
-// given is no longer held: it expired and another worker may have taken it.
+// given is no longer in force: it expired and another worker may have taken it.
 // The record is not stored, so a slow worker cannot overwrite a newer fetch.
 var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 
 // Backend is the politeness state shared by every Extension of one crawl,
 // in one process or across a fleet of worker processes (WithBackend). It
-// holds three things, each keyed by a string the Extension builds:
+// keeps three things, each keyed by a string the Extension builds:
 //
 //   - per origin ("https://example.com", "http://[::1]:8080"), the Record of
 //     its latest robots.txt fetch, so that the fleet fetches each
@@ -40,8 +32,11 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 //
 // The Extension keeps its own bounded near-cache of parsed records, so a
 // cached origin costs no Backend call and a request to a host with a
-// Crawl-delay costs three calls with a Claimer (Start, Hold and Release),
-// two Starter.Start calls with a Starter, and one Reserve otherwise. When
+// Crawl-delay costs three calls with a Claimer (Start, Claim and Unclaim),
+// two Starter.Start calls with a Starter, and one Reserve otherwise, plus
+// one more each time the answer is "not yet". The optional interfaces a
+// Backend may add, and which one the Extension uses when several are
+// present, are listed in the package doc. When
 // a Backend call fails, the Extension falls back to fetching and pacing
 // locally (see robotsext.WithBackend); a Backend should therefore fail
 // fast rather than block.
@@ -57,13 +52,13 @@ type Backend interface {
 
 	// Lease asks to become the one fetcher of origin's robots.txt for ttl.
 	// When granted, ok is true and the Lease fences Store. When another
-	// worker holds the lease, ok is false and wait is how long its lease
+	// worker has the lease, ok is false and wait is how long its lease
 	// still runs; the caller polls Load meanwhile and asks again after wait,
-	// so a holder that dies is replaced once its lease expires.
+	// so a fetcher that dies is replaced once its lease expires.
 	Lease(ctx context.Context, origin string, ttl time.Duration) (l Lease, ok bool, wait time.Duration, err error)
 
-	// Store saves rec as origin's record and releases l. When l is no
-	// longer the lease held for origin, it stores nothing and returns an
+	// Store saves rec as origin's record and ends l. When l is no
+	// longer origin's lease in force, it stores nothing and returns an
 	// error wrapping ErrLeaseLost.
 	Store(ctx context.Context, origin string, l Lease, rec *Record) error
 
@@ -73,25 +68,22 @@ type Backend interface {
 	// the host and now is the backend's own clock (never the caller's, so
 	// that clock skew between workers cannot shorten a gap). A delay of 0
 	// books max(now, latest), which records a request that started late
-	// without holding back the next one any further than the delay it will
+	// without delaying the next one any further than the delay it will
 	// pass itself.
 	Reserve(ctx context.Context, host string, delay time.Duration) (time.Duration, error)
 }
 
 // Lease is the right to fetch one origin's robots.txt, granted by
-// Backend.Lease. Token identifies the holder; Store checks it.
+// Backend.Lease. Token identifies the worker it was granted to; Store checks it.
 type Lease struct {
 	Token string
 }
 
 // Starter is implemented by Backends that pace a host at the moment each
-// request starts, rather than by booking slots ahead (Reserve). The
-// Extension prefers it: a worker asks to start when it is ready, waits
-// outside Colly's parallelism slots while the answer is "not yet", and
-// asks once more, with the same token, right before the request goes on
-// the wire, so that a worker that became late (CPU starvation, a pause,
-// a slot of Colly's own limiter) pushes the host's next start back for
-// the whole fleet instead of crowding it.
+// request starts, rather than by booking slots ahead (Reserve); the
+// package doc says what it buys and when the Extension uses it. The
+// Extension asks to start when a request is ready and asks once more,
+// with the same token, right before the request goes on the wire.
 //
 // A Backend keeps, per host, the latest start it granted and the token
 // it granted it to. Start, timed by the backend's own clock:
@@ -100,7 +92,7 @@ type Lease struct {
 //     when at least delay has passed since the latest start, or when
 //     delay is 0 (which records a start, such as the robots.txt request,
 //     without waiting for anything);
-//   - grants and moves the latest start to now when token holds it (the
+//   - grants and moves the latest start to now when token owns it (the
 //     confirmation right before the wire);
 //   - otherwise grants nothing and returns the wait until latest+delay,
 //     which is at most delay; the caller asks again then.
@@ -117,67 +109,61 @@ type Starter interface {
 }
 
 // Claimer is implemented by Starters that also know which request of the
-// fleet is on the wire to each host, so that the next start is timed from
-// the moment that request was answered rather than from the moment it was
-// let go. The Extension prefers it to Start's confirmation: right before
-// a request goes on the wire it calls Hold (with the token of its grant,
-// when Start granted one), and once the request's response headers or
-// its error came, Release. The answer comes after the server saw the
-// request, so a start timed delay after it reaches the server at least
-// delay after its predecessor, however late the worker that sent the
-// predecessor ran between its Hold and the wire (CPU starvation, a GC or
-// a VM pause), which no check on start times alone can promise.
+// fleet is on the wire to each host: a request claims its host for the
+// fleet from its gate until its response headers arrive, and the next
+// start anywhere is at least the delay after the unclaim (see the package
+// doc for what it buys). Right before a request goes on the wire the
+// Extension calls Claim (with the token of its Start grant, when it has
+// one) instead of Start's confirmation, and Unclaim once the request's
+// response headers or its error came.
 //
 // A Claimer keeps, per host, besides Start's latest start and its token,
-// the request that holds the host (a token and when its hold expires) and
-// when the latest hold was released. Hold, timed by the backend's clock:
+// the request that claims the host (a token and when its claim expires)
+// and when the latest claim ended. Claim, timed by the backend's clock:
 //
 //   - grants (wait 0) when delay is 0 or no start is known; otherwise
-//     when no other token's hold is in force, at least delay has passed
-//     since the latest release, and, unless token holds the latest start
+//     when no other token's claim is in force, at least delay has passed
+//     since the latest unclaim, and, unless token owns the latest start
 //     (its own grant from Start), at least delay since the latest start.
-//     A grant records (now, token) as the latest start and token's hold
-//     until now+hold;
-//   - while another token's hold is in force, grants nothing and returns
+//     A grant records (now, token) as the latest start and token's claim
+//     until now+ttl;
+//   - while another token's claim is in force, grants nothing and returns
 //     a short wait (at most delay) after which the caller asks again;
 //   - otherwise grants nothing and returns the wait until the later of
 //     the two times above, which is at most delay.
 //
-// Release ends token's hold at the backend's now; it changes nothing, and
-// is no error, when token does not hold host (its hold expired, or was
-// never granted). A hold that is never released (its worker died) stops
+// Unclaim ends token's claim at the backend's now; it changes nothing, and
+// is no error, when token does not claim host (its claim expired, or was
+// never granted). A claim that is never ended (its worker died) stops
 // mattering at its expiry, and even then the next start comes no sooner
-// than delay after the start it held. Every caller passes the same hold,
-// so a hold expiring more than hold (and a second) past the backend's
-// clock cannot be right: it is dropped, and repaired is true. A release in
-// the future is repaired like a broken latest start.
+// than delay after the start it claimed. Every caller passes the same ttl,
+// so a claim expiring more than ttl (and a second) past the backend's
+// clock cannot be right: it is dropped, and repaired is true. An unclaim
+// in the future is repaired like a broken latest start.
 type Claimer interface {
 	Starter
-	// Hold asks to put a request to host on the wire now, holding host
-	// for it until Release or for hold; see the type's doc.
-	Claim(ctx context.Context, host, token string, delay, hold time.Duration) (wait time.Duration, repaired bool, err error)
-	// Release records that the request holding host under token has
+	// Claim asks to put a request to host on the wire now, claiming host
+	// for it until Unclaim or for ttl; see the type's doc.
+	Claim(ctx context.Context, host, token string, delay, ttl time.Duration) (wait time.Duration, repaired bool, err error)
+	// Unclaim records that the request claiming host under token has
 	// its answer.
 	Unclaim(ctx context.Context, host, token string) error
 }
 
 // LeaseRenewer is implemented by Backends whose leases can be extended
-// by their holder. The Extension then takes short leases (a few seconds)
-// and renews them while its fetch runs, so that a worker
-// that dies while fetching holds its origin for seconds, not for the
-// whole fetch timeout.
+// by the worker they were granted to; the Extension then takes short
+// leases and renews them while its fetch runs (see the package doc).
 type LeaseRenewer interface {
-	// Renew extends l, the lease held for origin, to ttl from now. When
-	// l is no longer held it changes nothing and returns an error
+	// Renew extends l, origin's lease in force, to ttl from now. When
+	// l is no longer in force it changes nothing and returns an error
 	// wrapping ErrLeaseLost.
 	Renew(ctx context.Context, origin string, l Lease, ttl time.Duration) error
 }
 
 // Forgetter is implemented by Backends that can drop an origin's record
-// for the whole fleet (Extension.Forget). Forget deletes the record (and
-// any lease) and logs the purge; Purges tells every worker which origins
-// were purged since it last asked, so that each drops its near-cached
-// copy and the next request fetches robots.txt again, once for the fleet.
+// for the whole fleet (Extension.Forget; see the package doc). Forget
+// deletes the record (and any lease) and logs the purge; Purges tells
+// every worker which origins were purged since it last asked.
 type Forgetter interface {
 	// Forget deletes origin's record and lease and logs the purge.
 	Forget(ctx context.Context, origin string) error
@@ -190,17 +176,14 @@ type Forgetter interface {
 }
 
 // FleetSizer is implemented by Backends that know how many workers share
-// them. While such a Backend fails, each worker paces a host locally at
-// its Crawl-delay times the fleet size it reported, so that the fleet
-// together stays within the delay.
+// them, for the local pace while the Backend fails (see the package doc).
 type FleetSizer interface {
 	FleetSize() int
 }
 
 // Pauser is implemented by Backends that share the back-off of hosts that
-// asked for less (429, 503, a run of 5xx; see robotsext.WithBackoffBase),
-// so that a pause seen by any worker holds for every worker, and the
-// fleet sends one probe when it ends, not one per worker. Every call is
+// asked for less (429, 503, a run of 5xx; see robotsext.WithBackoffBase
+// and the package doc). Every call is
 // timed by the backend's own clock. A host's state moves as one
 // process's does: paused until its end; then probing, one token at a
 // time (a probe unanswered for a while is replaced); then recovering,
