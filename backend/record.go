@@ -14,7 +14,7 @@ const (
 	MaxBackoff = time.Hour
 	// MinPaceKeep is how long a backend keeps a host's latest start at
 	// least, whatever the delay it was given: a start recorded with a
-	// delay of 0 (the robots.txt request) must still hold back the first
+	// delay of 0 (the robots.txt request) must still delay the first
 	// page, whose delay the backend learns only then.
 	MinPaceKeep = time.Minute
 )

@@ -50,7 +50,7 @@ func TestStart(t *testing.T) {
 	}{
 		{"fresh host granted", nil, []call{{"a", hour, false, false}}},
 		{"another token waits", nil, []call{{"a", hour, false, false}, {"b", hour, true, false}}},
-		{"the holder confirms", nil, []call{{"a", hour, false, false}, {"a", hour, false, false}, {"b", hour, true, false}}},
+		{"the owner confirms", nil, []call{{"a", hour, false, false}, {"a", hour, false, false}, {"b", hour, true, false}}},
 		{"an empty token never confirms", nil, []call{{"", hour, false, false}, {"", hour, true, false}}},
 		{"delay 0 records a start", nil, []call{{"z", 0, false, false}, {"b", hour, true, false}}},
 		{"a start in the future is replaced", func(key string, now int64) error {
@@ -122,7 +122,7 @@ func TestStart(t *testing.T) {
 }
 
 // TestStartKey: the pace key holds the latest start and delay in µs by
-// Redis's clock and the token it was granted to (see pacePrelude), the holder's confirmation moves the latest start on, and the
+// Redis's clock and the token it was granted to (see pacePrelude), the owner's confirmation moves the latest start on, and the
 // key lives as long as the longer of its delay and backend.MinPaceKeep,
 // plus the margin.
 func TestStartKey(t *testing.T) {

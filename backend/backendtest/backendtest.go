@@ -17,7 +17,7 @@
 // skip): Starter grants a host's next start once its delay has passed,
 // confirms the token it granted the latest start and lets exactly one of many concurrent
 // callers through; Claimer keeps a host claimed until the Unclaim or the
-// claim's expiry and times the next start from the Unclaim; LeaseRenewer extends only the held lease; Forgetter
+// claim's expiry and times the next start from the Unclaim; LeaseRenewer extends only the lease in force; Forgetter
 // deletes a record and its lease and logs the purge in order for every
 // reader's cursor.
 //

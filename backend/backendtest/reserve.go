@@ -123,7 +123,7 @@ func testReserveZeroDelay(t *testing.T, b backend.Backend) {
 		delays []time.Duration
 		want   []time.Duration
 	}{
-		{"zero delays alone hold nothing back", []time.Duration{0, 0, 0}, []time.Duration{0, 0, 0}},
+		{"zero delays alone delay nothing", []time.Duration{0, 0, 0}, []time.Duration{0, 0, 0}},
 		{"after a booking now", []time.Duration{paceDelay, 0, 0}, []time.Duration{0, 0, 0}},
 		{"marks a start the next delay counts from", []time.Duration{paceDelay, 0, paceDelay}, []time.Duration{0, 0, paceDelay}},
 		{"waits for a future slot, adds nothing", []time.Duration{paceDelay, paceDelay, 0, 0}, []time.Duration{0, paceDelay, paceDelay, paceDelay}},

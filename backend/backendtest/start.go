@@ -48,7 +48,7 @@ type startCall struct {
 }
 
 // testStartSequence: a fresh host is granted at once; another token then
-// waits the delay (less the time the calls took); the holder's token
+// waits the delay (less the time the calls took); the owner's token
 // confirms at once and moves the start to now; a delay of 0 grants at
 // once and records a start that the next token waits for.
 func testStartSequence(t *testing.T, b backend.Backend) {
@@ -59,9 +59,9 @@ func testStartSequence(t *testing.T, b backend.Backend) {
 	}{
 		{"fresh host", []startCall{{"a", paceDelay, false}}},
 		{"second token waits", []startCall{{"a", paceDelay, false}, {"b", paceDelay, true}, {"b", paceDelay, true}}},
-		{"holder confirms", []startCall{{"a", paceDelay, false}, {"a", paceDelay, false}, {"a", paceDelay, false}, {"b", paceDelay, true}}},
+		{"the owner confirms", []startCall{{"a", paceDelay, false}, {"a", paceDelay, false}, {"a", paceDelay, false}, {"b", paceDelay, true}}},
 		{"zero delay records a start", []startCall{{"z", 0, false}, {"b", paceDelay, true}}},
-		{"zero delay is never held back", []startCall{{"a", paceDelay, false}, {"z", 0, false}, {"z2", 0, false}, {"b", paceDelay, true}}},
+		{"zero delay never waits", []startCall{{"a", paceDelay, false}, {"z", 0, false}, {"z2", 0, false}, {"b", paceDelay, true}}},
 	}
 	for _, tc := range tests {
 		host := "start-" + tc.name + ".example"
