@@ -11,7 +11,7 @@ import (
 //
 //	<prefix>{queue}:frontier  list of URLs waiting to be fetched (RPUSH, LPOP)
 //	<prefix>{queue}:visited   set of every URL ever queued
-//	<prefix>{queue}:inflight  number of URLs claimed and not yet finished
+//	<prefix>{queue}:inflight  number of URLs claimed and not yet completed
 //	<prefix>{queue}:results   hash of each worker's result, JSON by worker id
 //
 // The keys share the hash tag {queue}, so that the scripts, which touch
@@ -22,7 +22,7 @@ import (
 // A worker cannot stop merely because the list is empty: another worker
 // may be fetching a page whose links are about to be pushed. So claim pops
 // a URL and increments inflight in one script, a page's links are pushed
-// before its claim is released (decrementing inflight), and claim answers
+// before its claim is completed (decrementing inflight), and claim answers
 // finished only when it sees, in the same script, an empty list and
 // inflight at 0. Then no URL is queued and none is being fetched, so none
 // can ever be queued again: every worker that asks next gets finished too.
@@ -53,7 +53,7 @@ func newFrontier(rdb redis.UniversalClient, prefix string) *frontier {
 type claimState int
 
 const (
-	claimed  claimState = iota // a URL was taken; release it when its request ends
+	claimed  claimState = iota // a URL was taken; complete it when its request ends
 	drained                    // the list is empty but some URLs are still being fetched
 	finished                   // the list is empty and nothing is being fetched: stop
 )
@@ -81,10 +81,10 @@ func (f *frontier) claim(ctx context.Context) (string, claimState, error) {
 	return u, claimState(st), nil
 }
 
-// release ends a claim: its request is over and its links are pushed.
-func (f *frontier) release(ctx context.Context) error {
+// complete ends a claim: its request is over and its links are pushed.
+func (f *frontier) complete(ctx context.Context) error {
 	if err := f.rdb.Decr(ctx, f.keys[2]).Err(); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return fmt.Errorf("complete: %w", err)
 	}
 	return nil
 }

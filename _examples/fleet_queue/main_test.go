@@ -110,7 +110,7 @@ func TestFrontierEnds(t *testing.T) {
 	}
 	mustRelease := func() {
 		t.Helper()
-		if err := q.release(ctx); err != nil {
+		if err := q.complete(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,7 +133,7 @@ func TestFrontierEnds(t *testing.T) {
 }
 
 // TestSettleReleasesLeftClaims checks the backstop: a claim whose request
-// ended without a callback is released once the collector is idle, so
+// ended without a callback is completed once the collector is idle, so
 // that the fleet does not wait for it forever.
 func TestSettleReleasesLeftClaims(t *testing.T) {
 	m := miniredis.RunT(t)
@@ -155,7 +155,7 @@ func TestSettleReleasesLeftClaims(t *testing.T) {
 		q:     q,
 		c:     colly.NewCollector(colly.Async(true)),
 		slots: make(chan struct{}, parallelism),
-		held:  map[string]bool{u: true}, // claimed, and no request will ever end it
+		open:  map[string]bool{u: true}, // claimed, and no request will ever end it
 		res:   workerResult{ID: "1"},
 	}
 	w.slots <- struct{}{}
@@ -168,11 +168,11 @@ func TestSettleReleasesLeftClaims(t *testing.T) {
 	if _, st, err := q.claim(ctx); err != nil || st != finished {
 		t.Errorf("after settle: claim says %v, %v; want finished", st, err)
 	}
-	if len(w.held) != 0 || len(w.slots) != 0 {
-		t.Errorf("after settle: %d claims held, %d slots taken; want none", len(w.held), len(w.slots))
+	if len(w.open) != 0 || len(w.slots) != 0 {
+		t.Errorf("after settle: %d claims open, %d slots taken; want none", len(w.open), len(w.slots))
 	}
-	w.release(u) // a late callback releases nothing twice
+	w.complete(u) // a late callback completes nothing twice
 	if n, err := rdb.Get(ctx, q.keys[2]).Int(); err != nil || n != 0 {
-		t.Errorf("in flight after a late release: %d, %v; want 0", n, err)
+		t.Errorf("in flight after a late complete: %d, %v; want 0", n, err)
 	}
 }

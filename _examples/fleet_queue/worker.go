@@ -15,7 +15,7 @@ import (
 )
 
 // parallelism is each worker's LimitRule Parallelism, and the most URLs a
-// worker holds claimed at once, so that the first worker up does not take
+// worker has claimed at once, so that the first worker up does not take
 // the whole frontier.
 const parallelism = 8
 
@@ -61,10 +61,10 @@ type worker struct {
 	ctx   context.Context // the run's; its deadline stops the worker
 	q     *frontier
 	c     *colly.Collector
-	slots chan struct{} // one token per URL held claimed; parallelism of them
+	slots chan struct{} // one token per URL claimed; parallelism of them
 
 	mu   sync.Mutex
-	held map[string]bool // URLs claimed whose requests have not ended; guarded by mu
+	open map[string]bool // URLs claimed whose requests have not ended; guarded by mu
 	res  workerResult    // guarded by mu
 	err  error           // the first Redis call a callback could not make; guarded by mu
 }
@@ -99,7 +99,7 @@ func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string
 		q:     newFrontier(rdb, prefix),
 		c:     c,
 		slots: make(chan struct{}, parallelism),
-		held:  map[string]bool{},
+		open:  map[string]bool{},
 		res:   workerResult{ID: id},
 	}
 	// A claim ends with its request: OnScraped runs after OnHTML has pushed
@@ -107,10 +107,10 @@ func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string
 	// refused it (Colly then runs no other callback).
 	c.OnHTML("a[href]", w.onLink)
 	c.OnResponse(func(*colly.Response) { w.count(func(r *workerResult) { r.Pages++ }) })
-	c.OnScraped(func(r *colly.Response) { w.release(r.Request.Ctx.Get(claimKey)) })
+	c.OnScraped(func(r *colly.Response) { w.complete(r.Request.Ctx.Get(claimKey)) })
 	c.OnError(func(r *colly.Response, _ error) {
 		w.count(func(r *workerResult) { r.Failed++ })
-		w.release(r.Request.Ctx.Get(claimKey))
+		w.complete(r.Request.Ctx.Get(claimKey))
 	})
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 		w.count(func(res *workerResult) {
@@ -118,7 +118,7 @@ func runWorker(ctx context.Context, rdb redis.UniversalClient, prefix, id string
 		})
 		// A redirect hop's request carries a fresh Ctx and no claim; the
 		// request it came from then ends in OnError.
-		w.release(r.Ctx.Get(claimKey))
+		w.complete(r.Ctx.Get(claimKey))
 	})
 
 	err := w.loop()
@@ -185,7 +185,7 @@ func (w *worker) loop() error {
 // goroutine of its own.
 func (w *worker) visit(u string) {
 	w.mu.Lock()
-	w.held[u] = true
+	w.open[u] = true
 	w.res.Claimed++
 	w.mu.Unlock()
 	ctx := colly.NewContext()
@@ -194,40 +194,40 @@ func (w *worker) visit(u string) {
 		// Refused before any callback (a malformed URL, a URL filter).
 		log.Printf("worker %s: %s: %v", w.id, u, err)
 		w.count(func(r *workerResult) { r.Failed++ })
-		w.release(u)
+		w.complete(u)
 	}
 }
 
 // settle is the backstop of the callbacks: it waits until this worker's
-// collector has no request left, then releases every claim still held.
+// collector has no request left, then completes every claim still open.
 // There should be none, but Colly ends a request without any callback in
 // one case (it could not convert a response's charset), and a claim never
-// released would keep the whole fleet waiting.
+// completed would keep the whole fleet waiting.
 func (w *worker) settle() {
 	w.c.Wait()
 	w.mu.Lock()
 	var left []string
-	for u := range w.held {
+	for u := range w.open {
 		left = append(left, u)
 	}
 	w.mu.Unlock()
 	for _, u := range left {
 		log.Printf("worker %s: the request for %s ended without a callback; releasing its claim", w.id, u)
-		w.release(u)
+		w.complete(u)
 	}
 }
 
-// release ends the claim on u, if this worker holds one.
-func (w *worker) release(u string) {
+// complete ends the claim on u, if this worker has one.
+func (w *worker) complete(u string) {
 	w.mu.Lock()
-	ok := w.held[u]
-	delete(w.held, u)
+	ok := w.open[u]
+	delete(w.open, u)
 	w.mu.Unlock()
 	if !ok {
 		return
 	}
 	<-w.slots
-	if err := w.q.release(w.ctx); err != nil {
+	if err := w.q.complete(w.ctx); err != nil {
 		w.fail(err)
 	}
 }
