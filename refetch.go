@@ -87,20 +87,20 @@ func (e *Extension) fetchPaced(ctx context.Context, o origin, fetch func() (*ent
 }
 
 // paceFetch waits until a robots.txt request to host may go out: while
-// another request of this process holds the host (gate.go), for its
+// another request of this process claims the host (gate.go), for its
 // response headers, but at most one delay; then until delay after the
 // latest request to the host started and after the latest response
 // headers came (the delay times the fleet size while a Backend fails, as
 // at the gate). It then records the request as the host's latest start,
-// and returns at once for hosts without a delay. The wait for the hold is
-// bounded because a redirect hop whose origin's robots.txt is fetched
-// keeps its chain's hold until that fetch ends.
+// and returns at once for hosts without a delay. The wait for the claim
+// is bounded because a redirect hop whose origin's robots.txt is fetched
+// keeps its chain's claim until that fetch ends.
 func (pc *pacer) paceFetch(ctx context.Context, host string) error {
 	if pc.npaced.Load() == 0 {
 		return ctx.Err()
 	}
 	key := hostKey(host)
-	heldWait := false
+	claimWait := false
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]
@@ -110,8 +110,8 @@ func (pc *pacer) paceFetch(ctx context.Context, host string) error {
 		}
 		now := pc.now()
 		delay := h.delay * pc.localFactor()
-		if h.busy && !heldWait && now.Sub(h.heldAt) < maxHold {
-			heldWait = true
+		if h.busy && !claimWait && now.Sub(h.claimedAt) < maxClaim {
+			claimWait = true
 			if h.idle == nil {
 				h.idle = make(chan struct{})
 			}
