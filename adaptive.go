@@ -7,7 +7,7 @@ package robotsext
 // each answer; an answer that is an error never shortens it; the host's
 // Crawl-delay is the floor and WithMaxCrawlDelay the cap. It adds a wait
 // in the OnRequest hook, before Colly's LimitRule slots, as the
-// Crawl-delay wait does; the Crawl-delay pace and the back-off still hold.
+// Crawl-delay wait does; the Crawl-delay pace and the back-off still apply.
 
 import (
 	"context"

@@ -652,7 +652,7 @@ func arrivalServer(t *testing.T) (addr string, arrivals func() []arrival) {
 	}
 }
 
-// TestBoundsPaceAtTheWireUnderCPULoad proves that the Crawl-delay holds
+// TestBoundsPaceAtTheWireUnderCPULoad proves that the Crawl-delay is kept
 // between the moments requests reach the server while every CPU of the
 // crawler's process is busy: GOMAXPROCS×2 goroutines spin during the
 // crawl, an Async collector with Parallelism 4 fetches 8 pages of a host

@@ -188,7 +188,7 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 				t.Errorf("%d warnings containing %q, want exactly 1 for the host (all: %q)", n, tt.wantWarn, logs.msgs)
 			}
 			if tt.name == "an hour ahead" {
-				// Paced locally: the gaps still hold.
+				// Paced locally: the gaps are still kept.
 				accCheckGaps(t, s.all(), 100*time.Millisecond)
 			}
 		})

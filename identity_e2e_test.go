@@ -158,7 +158,7 @@ func accGaps(hits []accHit) (gaps []time.Duration, minGap time.Duration) {
 	return gaps, minGap
 }
 
-// accGateOverrun is 0: the gate holds the delay at the wire (a request
+// accGateOverrun is 0: the gate keeps the delay at the wire (a request
 // passes it no earlier than the delay after the previous response's
 // headers), so no overrun is tolerated. It was the tolerance for a bug
 // fixed since (see TestIssue9GateCountsActualStart).

@@ -130,7 +130,7 @@ func waitForPage(t *testing.T, s *accSite, path string) {
 
 // TestClaimEndedByRedirect: a redirect answers the request that claimed
 // the host, so the hop to the same paced host waits the delay, not the
-// claim's expiry (5 s), and the fleet-wide gaps hold across the hop.
+// claim's expiry (5 s), and the fleet-wide gaps are kept across the hop.
 func TestClaimEndedByRedirect(t *testing.T) {
 	t.Parallel()
 	const delay = 200 * time.Millisecond

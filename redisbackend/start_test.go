@@ -147,7 +147,7 @@ func TestStartKey(t *testing.T) {
 	if latest < before || latest > after || delay != 1_500_000 || token != "tok en" {
 		t.Errorf("pace = %d %d %q; want a start in [%d, %d], 1500000 µs and the token", latest, delay, token, before, after)
 	}
-	// The holder confirms (a few round trips later, so some µs on): the
+	// The owner confirms (a few round trips later, so some µs on): the
 	// start moves to now; the delay and token stay.
 	if w, _, err := b.Start(ctx, "key.example", "tok en", 1500*time.Millisecond); err != nil || w != 0 {
 		t.Fatalf("confirmation = %v, %v; want granted", w, err)
@@ -332,7 +332,7 @@ type paceValue struct {
 }
 
 // readPace reads and parses the pace key key, failing t when it does not
-// hold "latest kept unclaimed claimTill n claimedBy owner".
+// have the form "latest kept unclaimed claimTill n claimedBy owner".
 func readPace(t *testing.T, c *redis.Client, key string) paceValue {
 	t.Helper()
 	v, err := c.Get(t.Context(), key).Result()
