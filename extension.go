@@ -50,6 +50,7 @@ type Extension struct {
 	purges        purgeWatch   // position in a Forgetter's purge log (inspect.go)
 	purging       bool         // the backend is a Forgetter; read-only after Apply
 	builtinWarned atomic.Bool  // the warning of Colly's own check was logged
+	marks         atomic.Int64 // pages marked so far (nofollow.go); 0: no request carries a mark
 
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
@@ -159,6 +160,10 @@ func (e *Extension) Attach(c *colly.Collector) {
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
 	c.OnResponseHeaders(e.onResponseHeaders)
+	c.OnResponse(e.onResponse)
+	if e.cfg.relNofollow {
+		c.OnHTML("html", e.onLinks)
+	}
 	c.OnError(func(resp *colly.Response, err error) { e.onError(resp, err) })
 	next := e.cfg.redirect
 	if !e.cfg.redirectSet {

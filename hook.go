@@ -25,6 +25,16 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if !c.IgnoreRobotsTxt && !e.builtinWarned.Load() {
 		e.warnBuiltin()
 	}
+	if v, ok := e.refusedLink(r); ok {
+		e.stats.decided(v)
+		e.stats.linksRefused.Add(1)
+		if !e.cfg.shadow {
+			r.Abort()
+			e.blocked(contextOf(c), r, v)
+			return
+		}
+		e.blocked(contextOf(c), r, v)
+	}
 	o, err := originOf(r.URL)
 	if err != nil {
 		e.stats.decided(Verdict{Allowed: true, Reason: ReasonNotApplicable})
@@ -226,6 +236,9 @@ func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 			"reason", v.Reason.String(), "line", v.Line, "rule", v.Rule, "shadow", e.cfg.shadow}
 		if v.Err != nil {
 			attrs = append(attrs, "error", v.Err.Error())
+		}
+		if v.Page != "" {
+			attrs = append(attrs, "page", v.Page)
 		}
 		l.Log(ctx, level, "robotsext: blocked", attrs...)
 	}

@@ -82,6 +82,8 @@ type config struct {
 	cacheMemory      int64 // bytes the cached entries may retain
 	fetchConcurrency int
 	shadow           bool
+	nofollowOff      bool // WithNofollow(false)
+	relNofollow      bool // WithRelNofollow
 	authDisallow     bool // 401/403 mean "disallow all"
 	logger           *slog.Logger
 	headers          http.Header

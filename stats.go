@@ -59,6 +59,13 @@ type Stats struct {
 	// second re-issue of one hop when a retry reached the wire before the
 	// Extension could recognise it. They are not counted in Blocked.
 	RetriesDropped uint64
+	// DirectivePages counts the pages whose X-Robots-Tag headers or robots
+	// meta tags said something to the crawler.
+	DirectivePages uint64
+	// LinksRefused counts the requests refused as links of a nofollow page
+	// or rel="nofollow" links (also counted in Blocked under
+	// ReasonNofollow and ReasonRelNofollow; in shadow mode they went out).
+	LinksRefused uint64
 	// BackendErrors counts failed Backend calls; each was answered locally.
 	BackendErrors uint64
 	// BackendAnomalies counts Backend answers that cannot be right: a
@@ -134,6 +141,8 @@ type counters struct {
 	redirectsDeferred   atomic.Uint64
 	retriesDropped      atomic.Uint64
 	backendErrors       atomic.Uint64
+	directivePages      atomic.Uint64
+	linksRefused        atomic.Uint64
 	held, released      atomic.Uint64
 	gaveUp, holdFull    atomic.Uint64
 	usageRefused        atomic.Uint64
@@ -182,6 +191,8 @@ func (c *counters) snapshot() Stats {
 		RedirectsDeferred: c.redirectsDeferred.Load(),
 		RetriesDropped:    c.retriesDropped.Load(),
 		BackendErrors:     c.backendErrors.Load(),
+		DirectivePages:    c.directivePages.Load(),
+		LinksRefused:      c.linksRefused.Load(),
 		Held:              c.held.Load(),
 		Released:          c.released.Load(),
 		GaveUp:            c.gaveUp.Load(),

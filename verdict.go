@@ -60,6 +60,14 @@ const (
 	// than WithBackoffWait for it; it was not sent. Verdict.RetryAt says
 	// when the host may be asked again.
 	ReasonBackoff
+	// ReasonNofollow: the request is a link of a page whose X-Robots-Tag
+	// or robots meta tags say nofollow (or none) to the crawler (see
+	// WithNofollow). Verdict.Page is the page and Verdict.Rule the rule,
+	// such as "X-Robots-Tag: demobot: nofollow" or "meta robots: none".
+	ReasonNofollow
+	// ReasonRelNofollow: the request is a link its page marks only with
+	// rel="nofollow" (WithRelNofollow). Verdict.Page is the page.
+	ReasonRelNofollow
 )
 
 // reasons describes each Reason once: its prose for String, and its
@@ -85,6 +93,8 @@ var reasons = [...]struct {
 	ReasonLocalError:    {"robots.txt not fetched (local error): request dropped", "local_error", false, true},
 	ReasonUsage:         {"usage preferences refuse every declared purpose", "usage", false, true},
 	ReasonBackoff:       {"host paused (it asked for less): request refused", "backoff", false, true},
+	ReasonNofollow:      {"link of a nofollow page", "nofollow", false, true},
+	ReasonRelNofollow:   {"link marked rel=\"nofollow\"", "rel_nofollow", false, true},
 }
 
 // String returns a short human-readable description of r.
@@ -137,7 +147,10 @@ type Verdict struct {
 	// reports, also when an Allow rule or an empty rule decided.
 	Line int
 	// Rule is the deciding rule's pattern as written in robots.txt (before
-	// percent-encoding), or "" when no rule decided.
+	// percent-encoding), or "" when no rule decided. For ReasonNofollow it
+	// is the page directive that decided ("X-Robots-Tag: nofollow",
+	// "X-Robots-Tag: demobot: none", "meta robots: nofollow"), for
+	// ReasonRelNofollow `rel="nofollow"`.
 	Rule string
 	// Err says why robots.txt could not be had: for ReasonUnreachable an
 	// error wrapping ErrUnreachable (and the network error, or a
@@ -168,4 +181,7 @@ type Verdict struct {
 	// the "*" groups' decision, which may refuse what the crawler's own
 	// group allows. The Extension's own checks always pass a token.
 	TokenErr error
+	// Page is, for ReasonNofollow and ReasonRelNofollow, the URL of the
+	// page whose link the request is; "" for every other reason.
+	Page string
 }
