@@ -53,6 +53,8 @@
 //	robotsext.backoff.requeued          counter {request}        requests of Async collectors sent again to wait, their host paused while they waited for a slot
 //	robotsext.backoff.requests          updowncounter {request}  requests waiting for a paused host now
 //	robotsext.backoff.hosts             updowncounter {host}     hosts paused, probed or recovering now
+//	robotsext.directive.pages           counter {page}           pages whose X-Robots-Tag or robots meta tags said something to the crawler
+//	robotsext.links.refused             counter {request}        links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -61,7 +63,8 @@
 //
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, usage, backoff (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff,
+// nofollow, rel_nofollow (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //
@@ -347,6 +350,12 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	scalarCounter("robotsext.usage.withheld", "{page}",
 		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
 		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
+	scalarCounter("robotsext.directive.pages", "{page}",
+		"Pages whose X-Robots-Tag headers or robots meta tags said something to the crawler's token.",
+		func(s *robotsext.Stats) uint64 { return s.DirectivePages })
+	scalarCounter("robotsext.links.refused", "{request}",
+		"Links refused because their page said nofollow or none, or marked them rel=\"nofollow\" (also counted as blocked, reason nofollow or rel_nofollow; in shadow mode they went out).",
+		func(s *robotsext.Stats) uint64 { return s.LinksRefused })
 
 	o.pauses = counter("robotsext.backoff.pauses", "{pause}",
 		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.")

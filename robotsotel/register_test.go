@@ -55,7 +55,8 @@ func TestCrawl(t *testing.T) {
 		point(3, reason("no_match")), point(0, reason("allow_rule")), point(0, reason("empty_rule")), point(0, reason("robots_txt")),
 		point(0, reason("unavailable")), point(0, reason("unreachable")), point(0, reason("override")), point(0, reason("not_applicable")))
 	counter("robotsext.blocked",
-		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")), point(0, reason("backoff")))
+		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")), point(0, reason("backoff")),
+		point(0, reason("nofollow")), point(0, reason("rel_nofollow")))
 	counter("robotsext.cache.hits", point(4))
 	counter("robotsext.cache.misses", point(1))
 	counter("robotsext.hold.ended",
@@ -132,6 +133,8 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.backoff.requeued", "{request}", "counter"},
 		{"robotsext.backoff.requests", "{request}", "updowncounter"},
 		{"robotsext.backoff.hosts", "{host}", "updowncounter"},
+		{"robotsext.directive.pages", "{page}", "counter"},
+		{"robotsext.links.refused", "{request}", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))

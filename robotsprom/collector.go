@@ -56,10 +56,13 @@
 //	robotsext_backoff_requeued_total               requests of Async collectors sent again to wait, their host paused while they waited for a slot
 //	robotsext_backoff_waiting_requests             requests waiting for a paused host now
 //	robotsext_backoff_paused_hosts                 hosts paused, probed or recovering now
+//	robotsext_directive_pages_total                pages whose X-Robots-Tag or robots meta tags said something to the crawler
+//	robotsext_links_refused_total                  links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
-// unauthorized, override, not_applicable, local_error, usage, backoff (one per
+// unauthorized, override, not_applicable, local_error, usage, backoff, nofollow,
+// rel_nofollow (one per
 // robotsext.Reason, not Reason.String's prose). Each label value a
 // counter can take is reported from the start, at 0, so that rate() and
 // increase() see its first increment.
@@ -236,6 +239,12 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	gauge("backoff_paused_hosts",
 		"Hosts paused, probed or recovering now.",
 		func(s *robotsext.Stats) float64 { return float64(s.PausedHosts) })
+	counter("directive_pages_total",
+		"Pages whose X-Robots-Tag headers or robots meta tags said something to the crawler's token.",
+		func(s *robotsext.Stats) uint64 { return s.DirectivePages })
+	counter("links_refused_total",
+		"Links refused because their page said nofollow or none, or marked them rel=\"nofollow\" (also counted as blocked, reason nofollow or rel_nofollow; in shadow mode they went out).",
+		func(s *robotsext.Stats) uint64 { return s.LinksRefused })
 	return c
 }
 

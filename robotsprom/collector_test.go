@@ -49,6 +49,8 @@ robotsext_allowed_total{reason="unreachable"} 0
 robotsext_blocked_total{reason="backoff"} 0
 robotsext_blocked_total{reason="disallow_rule"} 2
 robotsext_blocked_total{reason="local_error"} 0
+robotsext_blocked_total{reason="nofollow"} 0
+robotsext_blocked_total{reason="rel_nofollow"} 0
 robotsext_blocked_total{reason="unauthorized"} 0
 robotsext_blocked_total{reason="unreachable"} 0
 robotsext_blocked_total{reason="usage"} 0
@@ -148,8 +150,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 37 {
-				t.Errorf("%d metric families, want 37", len(families))
+			if len(families) != 39 {
+				t.Errorf("%d metric families, want 39", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {
@@ -222,7 +224,8 @@ func TestUnknownReason(t *testing.T) {
 		}
 		got[pb.GetLabel()[0].GetValue()] = pb.GetCounter().GetValue()
 	}
-	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0, "reason_200": 7}
+	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0,
+		"nofollow": 0, "rel_nofollow": 0, "reason_200": 7}
 	if len(got) != len(want) {
 		t.Errorf("series %v, want %v", got, want)
 	}
