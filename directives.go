@@ -457,3 +457,38 @@ func trimOWS(s string) string {
 func isASCIISpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
+
+// String lists the rules in force, in the words of the directives
+// ("noindex, nofollow, max-snippet:50, unavailable_after:2027-11-03T15:00:00Z"),
+// or "none stated" for the zero value; "all" alone when only "all" was
+// said.
+func (d Directives) String() string {
+	var b strings.Builder
+	add := func(on bool, s string) {
+		if !on {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s)
+	}
+	add(d.NoIndex, "noindex")
+	add(d.NoFollow, "nofollow")
+	add(d.NoArchive, "noarchive")
+	add(d.NoSnippet, "nosnippet")
+	add(d.NoImageIndex, "noimageindex")
+	add(d.NoTranslate, "notranslate")
+	add(d.IndexIfEmbedded, "indexifembedded")
+	add(d.MaxSnippet.Set, "max-snippet:"+strconv.Itoa(d.MaxSnippet.N))
+	add(d.MaxImagePreview != ImagePreviewUnstated, "max-image-preview:"+[...]string{"", "none", "standard", "large"}[d.MaxImagePreview&3])
+	add(d.MaxVideoPreview.Set, "max-video-preview:"+strconv.Itoa(d.MaxVideoPreview.N))
+	add(!d.UnavailableAfter.IsZero(), "unavailable_after:"+d.UnavailableAfter.Format(time.RFC3339))
+	switch {
+	case b.Len() > 0:
+		return b.String()
+	case d.All:
+		return "all"
+	}
+	return "none stated"
+}

@@ -118,6 +118,7 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 	authFlag := fs.String("unauthorized", "allow", "what a 401/403 robots.txt means: allow (RFC 9309) or disallow")
 	timeout := fs.Duration("timeout", 0, "bound on one robots.txt fetch, redirects included (0: 10s)")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL")
+	page := fs.Bool("page", false, "also fetch each allowed URL and show what its X-Robots-Tag headers and robots meta tags say to the agent")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: robotscheck [flags] URL...\n"+
 			"       robotscheck [flags] -robots FILE URL|PATH...\n"+
@@ -169,7 +170,10 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 	}
 
 	out := newPrinter(stdout, stderr, *ua, mode, *asJSON)
-	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}}
+	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}, page: *page, timeout: *timeout}
+	if *robotsFile != "" && *page {
+		return usageErr("-page fetches pages: it cannot be used with -robots")
+	}
 	if *robotsFile != "" {
 		src, err := loadFile(*robotsFile, *ua)
 		if err != nil {
@@ -223,6 +227,9 @@ type checker struct {
 	mode robotsext.FailMode
 	opts []robotsext.Option
 	out  *printer
+
+	page    bool               // -page: fetch allowed URLs and read their directives
+	timeout time.Duration      // -timeout
 
 	local   *source            // the -robots file; nil when fetching
 	origins map[string]*source // fetched robots.txt by robots.txt URL
@@ -285,7 +292,15 @@ func (c *checker) check(raw string) {
 	if !v.Allowed {
 		c.worsen(exitDisallowed)
 	}
-	c.out.result(src, raw, v)
+	var pr *pageResult
+	var perr error
+	if c.page && v.Allowed {
+		pr, perr = fetchPage(raw, c.ua, c.timeout)
+		if perr != nil {
+			c.worsen(exitError)
+		}
+	}
+	c.out.result(src, raw, v, pr, perr)
 }
 
 // fetch returns the robots.txt governing raw, fetching it on first use.

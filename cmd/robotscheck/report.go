@@ -84,6 +84,10 @@ type result struct {
 	// Usage lists the AI usage preferences robots.txt states for an
 	// allowed URL (Content-Usage and Content-Signal lines), by key.
 	Usage []usageResult `json:"usage,omitempty"`
+	// Page is what -page found on the page; PageError why it could not
+	// be had.
+	Page      *pageResult `json:"page,omitempty"`
+	PageError string      `json:"page_error,omitempty"`
 }
 
 // usageResult is one statement of Verdict.Usage.
@@ -95,13 +99,18 @@ type usageResult struct {
 }
 
 // result prints the verdict v on the URL raw, checked against src.
-func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
+func (p *printer) result(src *source, raw string, v robotsext.Verdict, page *pageResult, pageErr error) {
 	var text string
 	if v.Line > 0 {
 		text = src.lineText(v.Line)
 	}
 	if p.enc != nil {
-		p.enc.Encode(p.jsonResult(src, raw, v, text))
+		res := p.jsonResult(src, raw, v, text)
+		res.Page = page
+		if pageErr != nil {
+			res.PageError = pageErr.Error()
+		}
+		p.enc.Encode(res)
 		return
 	}
 	if !src.headed {
@@ -126,6 +135,16 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict) {
 		fmt.Fprintf(p.w, "; usage: %s", printable(v.Usage.String()))
 	}
 	p.w.WriteByte('\n')
+	switch {
+	case pageErr != nil:
+		fmt.Fprintf(p.w, "           page: not fetched: %s\n", printable(pageErr.Error()))
+	case page != nil:
+		fmt.Fprintf(p.w, "           page: HTTP %d; directives for %s: %s", page.Status, p.ua, printable(page.Directives))
+		if page.NofollowRule != "" {
+			fmt.Fprintf(p.w, " (links refused by a collector: %s)", printable(page.NofollowRule))
+		}
+		p.w.WriteByte('\n')
+	}
 }
 
 func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text string) result {
