@@ -228,8 +228,8 @@ type checker struct {
 	opts []robotsext.Option
 	out  *printer
 
-	page    bool               // -page: fetch allowed URLs and read their directives
-	timeout time.Duration      // -timeout
+	page    bool          // -page: fetch allowed URLs and read their directives
+	timeout time.Duration // -timeout
 
 	local   *source            // the -robots file; nil when fetching
 	origins map[string]*source // fetched robots.txt by robots.txt URL
