@@ -18,7 +18,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/PuerkitoBio/goquery"
 	"github.com/gocolly/colly/v2"
 )
 
@@ -123,9 +122,8 @@ func (e *Extension) onLinks(h *colly.HTMLElement) {
 		return
 	}
 	var only, followed map[string]struct{}
-	h.DOM.Find("a[href], area[href]").Each(func(_ int, s *goquery.Selection) {
-		href, _ := s.Attr("href")
-		abs := h.Request.AbsoluteURL(href)
+	h.ForEach("a[href], area[href]", func(_ int, a *colly.HTMLElement) {
+		abs := h.Request.AbsoluteURL(a.Attr("href"))
 		if abs == "" {
 			return
 		}
@@ -134,8 +132,7 @@ func (e *Extension) onLinks(h *colly.HTMLElement) {
 			return
 		}
 		key := u.String() // as the OnRequest hook sees the link's URL
-		rel, _ := s.Attr("rel")
-		if hasWord(rel, "nofollow") {
+		if hasWord(a.Attr("rel"), "nofollow") {
 			if only == nil {
 				only = map[string]struct{}{}
 			}
