@@ -25,15 +25,8 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if !c.IgnoreRobotsTxt && !e.builtinWarned.Load() {
 		e.warnBuiltin()
 	}
-	if v, ok := e.refusedLink(r); ok {
-		e.stats.decided(v)
-		e.stats.linksRefused.Add(1)
-		if !e.cfg.shadow {
-			r.Abort()
-			e.blocked(contextOf(c), r, v)
-			return
-		}
-		e.blocked(contextOf(c), r, v)
+	if e.marks.Load() != 0 && e.refuseLink(c, r) { // nofollow.go; one atomic load until a page said nofollow
+		return
 	}
 	o, err := originOf(r.URL)
 	if err != nil {

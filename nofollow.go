@@ -181,15 +181,13 @@ func (e *Extension) overriddenURL(u *url.URL) bool {
 	return err == nil && e.cfg.overridden(o)
 }
 
-// refusedLink decides whether r is a link of a page whose mark refuses
-// it. Only requests carrying a mark pay more than one atomic load.
-func (e *Extension) refusedLink(r *colly.Request) (Verdict, bool) {
-	if e.marks.Load() == 0 {
-		return Verdict{}, false
-	}
+// refuseLink refuses r, reports it and returns true when it is a link of
+// a page whose mark refuses it; in shadow mode it reports it and returns
+// false. The hook calls it only once some page was marked.
+func (e *Extension) refuseLink(c *colly.Collector, r *colly.Request) bool {
 	m := markOf(r.Ctx)
 	if m == nil || m.page == r || r.Depth != m.depth+1 {
-		return Verdict{}, false
+		return false
 	}
 	var v Verdict
 	switch {
@@ -198,15 +196,21 @@ func (e *Extension) refusedLink(r *colly.Request) (Verdict, bool) {
 	default:
 		rel := m.rel.Load()
 		if rel == nil {
-			return Verdict{}, false
+			return false
 		}
 		if _, ok := (*rel)[r.URL.String()]; !ok {
-			return Verdict{}, false
+			return false
 		}
 		v = Verdict{Reason: ReasonRelNofollow, Rule: `rel="nofollow"`, Page: m.url}
 	}
 	if e.overriddenURL(r.URL) {
-		return Verdict{}, false
+		return false
 	}
-	return v, true
+	e.stats.decided(v)
+	e.stats.linksRefused.Add(1)
+	if !e.cfg.shadow {
+		r.Abort()
+	}
+	e.blocked(contextOf(c), r, v)
+	return !e.cfg.shadow
 }
