@@ -195,37 +195,57 @@ func TestPageDirectivesCrawl(t *testing.T) {
 
 // TestNofollowSiblings: a nofollow page shares its Context with its
 // siblings (Colly passes the parent's to every link); its mark must not
-// silence them, and the values of the Context stay readable.
+// silence them, and the values of the Context stay readable. Run
+// synchronously (the nofollow sibling is done before the next starts) and
+// with Async.
 func TestNofollowSiblings(t *testing.T) {
 	t.Parallel()
-	s := newDirSite(t, map[string]dirPage{
-		"/":   {links: `<a href="/p1">1</a><a href="/p2">2</a><a href="/p3">3</a>`},
-		"/p1": {links: `<a href="/c1">c1</a>`},
-		"/p2": {headers: []string{"nofollow"}, links: `<a href="/c2">c2</a>`},
-		"/p3": {links: `<a href="/c3">c3</a>`},
-	})
-	var got []string
-	cr := crawlDirs(t, s, "/", func(c *colly.Collector, ext *Extension) {
-		c.OnRequest(func(r *colly.Request) {
-			if r.URL.Path == "/" {
-				r.Ctx.Put("from", "root")
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprint("async=", async), func(t *testing.T) {
+			t.Parallel()
+			s := newDirSite(t, map[string]dirPage{
+				"/":   {links: `<a href="/p1">1</a><a href="/p2">2</a><a href="/p3">3</a>`},
+				"/p1": {links: `<a href="/c1">c1</a>`},
+				"/p2": {headers: []string{"nofollow"}, links: `<a href="/c2">c2</a>`},
+				"/p3": {links: `<a href="/c3">c3</a>`},
+			})
+			var mu sync.Mutex
+			var got []string
+			cr := crawlDirs(t, s, "/", func(c *colly.Collector, ext *Extension) {
+				c.Async = async
+				c.OnRequest(func(r *colly.Request) {
+					if r.URL.Path == "/" {
+						r.Ctx.Put("from", "root")
+					}
+				})
+				c.OnHTML("title", func(e *colly.HTMLElement) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, e.Request.URL.Path+"="+e.Request.Ctx.Get("from"))
+				})
+			})
+			if cr.err != nil {
+				t.Fatalf("Visit: %v", cr.err)
+			}
+			fetched := slices.Sorted(slices.Values(cr.fetched))
+			want := []string{"/", "/c1", "/c3", "/p1", "/p2", "/p3"}
+			if !slices.Equal(fetched, want) {
+				t.Errorf("fetched %v, want %v", fetched, want)
+			}
+			if len(cr.blockedURLs) != 1 || cr.blockedURLs[0] != "/c2" {
+				t.Errorf("blocked %v, want [/c2]", cr.blockedURLs)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 6 {
+				t.Errorf("titles seen %v, want 6", got)
+			}
+			for _, g := range got {
+				if !strings.HasSuffix(g, "=root") {
+					t.Errorf("Context value lost: %v", got)
+				}
 			}
 		})
-		c.OnHTML("title", func(e *colly.HTMLElement) {
-			got = append(got, e.Request.URL.Path+"="+e.Request.Ctx.Get("from"))
-		})
-	})
-	want := []string{"/", "/p1", "/c1", "/p2", "/p3", "/c3"}
-	if !slices.Equal(cr.fetched, want) {
-		t.Errorf("fetched %v, want %v", cr.fetched, want)
-	}
-	if len(cr.blockedURLs) != 1 || cr.blockedURLs[0] != "/c2" {
-		t.Errorf("blocked %v, want [/c2]", cr.blockedURLs)
-	}
-	for _, g := range got {
-		if !strings.HasSuffix(g, "=root") {
-			t.Errorf("Context value lost: %v", got)
-		}
 	}
 }
 
