@@ -378,3 +378,42 @@ func TestRelNofollow(t *testing.T) {
 		})
 	}
 }
+
+// TestPageFromCallbacks: Page answers the same from OnResponse, OnHTML
+// (e.Response) and OnScraped, on a page the Extension marked and on one it
+// did not; Page(nil) is the zero Page.
+func TestPageFromCallbacks(t *testing.T) {
+	t.Parallel()
+	s := newDirSite(t, map[string]dirPage{
+		"/":   {head: `<meta name="robots" content="noarchive">`, links: `<a href="/nf">nf</a>`},
+		"/nf": {headers: []string{"noindex"}, head: `<meta name="demobot" content="nofollow">`},
+	})
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	record := func(where string, ext *Extension, r *colly.Response) {
+		p := ext.Page(r)
+		mu.Lock()
+		defer mu.Unlock()
+		seen[p.URL.Path] = append(seen[p.URL.Path], where+":"+p.Directives.String())
+	}
+	cr := crawlDirs(t, s, "/", func(c *colly.Collector, ext *Extension) {
+		c.OnResponse(func(r *colly.Response) { record("response", ext, r) })
+		c.OnHTML("title", func(e *colly.HTMLElement) { record("html", ext, e.Response) })
+		c.OnScraped(func(r *colly.Response) { record("scraped", ext, r) })
+	})
+	if cr.err != nil {
+		t.Fatal(cr.err)
+	}
+	want := map[string][]string{
+		"/":   {"response:noarchive", "html:noarchive", "scraped:noarchive"},
+		"/nf": {"response:noindex, nofollow", "html:noindex, nofollow", "scraped:noindex, nofollow"},
+	}
+	for path, w := range want {
+		if !slices.Equal(seen[path], w) {
+			t.Errorf("%s: %v, want %v", path, seen[path], w)
+		}
+	}
+	if p := cr.ext.Page(nil); p.URL != nil || !p.Directives.IsZero() {
+		t.Errorf("Page(nil) = %+v", p)
+	}
+}
