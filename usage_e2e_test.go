@@ -173,6 +173,8 @@ func TestUsageShadowMode(t *testing.T) {
 	}
 }
 
+// TestPageUsage: Page(resp).Usage, read from OnResponse, is robots.txt's
+// preferences for the page merged with its Content-Usage header.
 func TestPageUsage(t *testing.T) {
 	t.Parallel()
 	s := newUsageSite(t)
@@ -182,7 +184,7 @@ func TestPageUsage(t *testing.T) {
 	got := map[string]string{}
 	c.OnResponse(func(r *colly.Response) {
 		mu.Lock()
-		got[r.Request.URL.Path] = e.pageUsage(r).String()
+		got[r.Request.URL.Path] = e.Page(r).Usage.String()
 		mu.Unlock()
 	})
 	for _, p := range []string{"/members/a", "/header-no", "/header-yes", "/plain"} {
@@ -197,7 +199,7 @@ func TestPageUsage(t *testing.T) {
 	}
 	for p, w := range want {
 		if got[p] != w {
-			t.Errorf("pageUsage(%s) = %q, want %q", p, got[p], w)
+			t.Errorf("Page(%s).Usage = %q, want %q", p, got[p], w)
 		}
 	}
 }
