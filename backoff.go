@@ -655,11 +655,7 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 		r.Abort()
 		return false
 	}
-	ctx := contextOf(c)
-	if !e.admitted(ctx, r, o.host) {
-		return false
-	}
-	return true
+	return e.admitted(contextOf(c), r, o.host)
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,

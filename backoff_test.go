@@ -65,12 +65,11 @@ type overload struct {
 	status int
 	ra     func(now time.Time) string // Retry-After; "" for none
 
-	mu      sync.Mutex
-	start   time.Time
-	during  int             // page requests that arrived in the window
-	after   int             // page requests after it
-	ok      map[string]bool // paths answered 200
-	otherOK int             // 200s of the other host (hol test)
+	mu     sync.Mutex
+	start  time.Time
+	during int             // page requests that arrived in the window
+	after  int             // page requests after it
+	ok     map[string]bool // paths answered 200
 }
 
 func newOverload(t *testing.T, window time.Duration, status int, ra func(time.Time) string) *overload {

@@ -85,15 +85,9 @@ func (f *flakyRobots) firstGood() time.Time {
 	return f.goodAt
 }
 
-// holdCrawl crawls pages of s with a collector (Async or not) whose
+// holdCrawlClock crawls pages of s with a collector (Async or not) whose
 // Extension is made with opts, and returns the Extension and the blocked
-// verdicts by path.
-func holdCrawl(t *testing.T, s *accSite, async bool, pages []string, opts ...Option) (*Extension, map[string][]Verdict) {
-	t.Helper()
-	return holdCrawlClock(t, s, async, pages, nil, opts...)
-}
-
-// holdCrawlClock is holdCrawl with the Extension on clk when it is not
+// verdicts by path; the Extension runs on clk when it is not
 // nil: its clock, and the sleeps of held requests, are clk's.
 func holdCrawlClock(t *testing.T, s *accSite, async bool, pages []string, clk *stepClock, opts ...Option) (*Extension, map[string][]Verdict) {
 	t.Helper()

@@ -74,7 +74,10 @@ func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginSt
 		key = fmt.Sprintf("%s and %d more", key, len(origins)-1)
 	}
 	err := b.do(ctx, "inspect", key, func(ctx context.Context) error {
-		cmds, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		// Pipelined's own error is the first command's, perhaps a
+		// redis.Nil or a pause key of another type: each command's error
+		// is looked at below instead.
+		cmds, _ := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i, o := range origins {
 				recKey, leaseKey := b.keys.record(o), b.keys.lease(o)
 				rs[i].raw, rs[i].recTTL = p.Get(ctx, recKey), p.PTTL(ctx, recKey)
@@ -87,7 +90,7 @@ func (b *Backend) InspectMany(ctx context.Context, origins []string) ([]OriginSt
 		for _, r := range rs {
 			pauses[r.pause] = true
 		}
-		err = nil // each command's own error is looked at below
+		var err error
 		for _, c := range cmds {
 			if pauses[c] && isWrongType(c.Err()) {
 				continue // a pause key of another type reads as unreadable
