@@ -2,6 +2,7 @@ package redisbackend_test
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -55,4 +56,33 @@ func ExampleWithFleetSize() {
 
 	c := colly.NewCollector()
 	robotsext.Apply(c, robotsext.WithBackend(backend))
+}
+
+// An operator's report of the paused hosts of a large fleet reads it page
+// by page, as robotsadmin list does: ScanOrigins streams the origins a
+// thousand at a time, and InspectMany reads each page's records, leases
+// and pauses in one pipelined round trip, every call bounded by
+// WithTimeout rather than the whole report.
+func ExampleBackend_ScanOrigins() {
+	client := redis.NewClient(&redis.Options{Addr: "redis.internal:6379", ContextTimeoutEnabled: true})
+	defer client.Close()
+	backend := redisbackend.New(client, redisbackend.WithTimeout(2*time.Second))
+	defer backend.Close(context.Background())
+
+	ctx := context.Background()
+	err := backend.ScanOrigins(ctx, "*.shop.example", func(origins []string) error {
+		states, err := backend.InspectMany(ctx, origins)
+		if err != nil {
+			return err
+		}
+		for _, st := range states {
+			if st.Pause != "" {
+				fmt.Printf("%s %s until %s\n", st.Origin, st.Pause, st.PauseEnds.Format(time.RFC3339))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println("report cut short:", err)
+	}
 }
