@@ -156,8 +156,8 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its back-off reads the answer (backoff.go), its claim (and its fleet-wide claim, with a Claimer)
-// ends and the delay counts from now.
+// answered, so its back-off reads the answer (backoff.go), its claim (and
+// its fleet-wide claim, with a Claimer) ends and the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
 		defer e.usageHeaders(resp) // after the host is unclaimed
