@@ -52,7 +52,8 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
-	v := e.decideRequest(en, r.URL)
+	var v Verdict
+	e.decideRequest(&v, en, r.URL)
 	if e.cfg.deferMax > 0 && deferrable(&v) {
 		e.onRequestHeld(c, r, o, v)
 		return
@@ -106,7 +107,7 @@ func (e *Extension) warnBuiltin() {
 // held (hold.go), then decided, reported and paced as any other.
 func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin, v Verdict) {
 	ctx := contextOf(c)
-	v, ok := e.hold(ctx, o, func(en *entry) Verdict { return e.decideRequest(en, r.URL) }, v)
+	v, ok := e.hold(ctx, o, func(en *entry) (v Verdict) { e.decideRequest(&v, en, r.URL); return v }, v)
 	if !ok {
 		e.stats.cancelled.Add(1)
 		return
@@ -181,34 +182,31 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	e.pacer.ended(e.context(), resp.Request)
 }
 
-// decideRequest decides the request URL u from en: its robots.txt rules,
-// then, with WithPurpose, the usage preferences of a URL they allow.
-func (e *Extension) decideRequest(en *entry, u *url.URL) Verdict {
-	v := e.decidePath(en, u)
+// decideRequest decides the request URL u from en into v: its robots.txt
+// rules, then, with WithPurpose, the usage preferences of a URL they
+// allow. A path without a query is most often a string of u already; any
+// other is built in a stack buffer, so a cached decision allocates
+// nothing. v is filled in place: a Verdict is large enough that copying
+// it back through the hook shows in its cost.
+func (e *Extension) decideRequest(v *Verdict, en *entry, u *url.URL) {
+	p, plain := "", false
+	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
+		p, plain = plainPath(u)
+	}
+	if plain {
+		e.decideInto(v, en, p)
+	} else {
+		e.decideBuilt(v, en, u)
+	}
 	if len(e.cfg.purposes) > 0 && v.Allowed {
-		e.usageVerdict(&v, en, u)
+		e.usageVerdict(v, en, u)
 		if v.Reason == ReasonUsage {
 			e.stats.usageRefused.Add(1)
 		}
 	}
-	return v
 }
 
-// decidePath decides the request URL u from en. A path without a query is
-// most often a string of u already; any other is built in a stack buffer,
-// so a cached decision allocates nothing.
-func (e *Extension) decidePath(en *entry, u *url.URL) (v Verdict) {
-	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
-		if p, ok := plainPath(u); ok {
-			e.decideInto(&v, en, p)
-			return v
-		}
-	}
-	e.decideBuilt(&v, en, u)
-	return v
-}
-
-// decideBuilt is decidePath for a path that must be built.
+// decideBuilt is decideRequest for a path that must be built.
 func (e *Extension) decideBuilt(v *Verdict, en *entry, u *url.URL) {
 	var buf [pathBufSize]byte
 	e.decideInto(v, en, bytesString(appendPathOf(buf[:0], u)))
