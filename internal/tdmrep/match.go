@@ -11,6 +11,13 @@ package tdmrep
 // upper-cased, and a path is compared as it is, never decoded. So
 // "/caf\u00e9" and "/caf%c3%a9" both match the path "/caf%C3%A9", while
 // "/%7Ejoe" does not match "/~joe".
+//
+// One consequence departs from an example of the report, which has the
+// location "/path/foo-%24" match the URL ".../path/foo-$": here it matches
+// only a path that holds the escape itself, as Disallow: /path/foo-%24
+// does in robots.txt. A location that must match a literal final '$'
+// writes "/path/foo-$*" instead: a '$' before the last octet is an
+// ordinary octet (the '*' also lets longer paths match).
 
 import "strings"
 
