@@ -185,9 +185,9 @@ func startsJSON(c byte) bool {
 	return c == '[' || c == '{' || c == '"' || c == '-' || '0' <= c && c <= '9' || c == 't' || c == 'f' || c == 'n'
 }
 
-// parser reads one body, token by token: the nesting of values it skips
-// is bounded by encoding/json's own depth limit, and nothing is built for
-// them.
+// parser reads one body, token by token, so that nothing is built for the
+// values it skips and their nesting is bounded by MaxDepth (the decoder's
+// token API has no bound of its own).
 type parser struct {
 	dec  *json.Decoder
 	base int64 // octets skipped before the decoder's input (a BOM)
