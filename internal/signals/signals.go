@@ -11,9 +11,10 @@
 // the most restrictive, as draft-ietf-aipref-vocab's "Combining
 // Preferences" says: any no is no, else any yes is yes, else nothing.
 //
-// The package is pure: it reads strings and returns values. Its Source
-// and Preference numbers are those the root package's UsageSource and
-// Preference use, so the conversion is a cast.
+// The package is pure: it reads strings and returns values. Its
+// Preference numbers, and the numbers of the Sources the root package's
+// UsageSource has today, are the root's, so the conversion is a cast once
+// UsageSource gains the other Sources under the same numbers.
 package signals
 
 import (
