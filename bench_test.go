@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/temoto/robotstxt"
+	"github.com/robotsext/robotsext/internal/robotstxt"
+	temoto "github.com/temoto/robotstxt"
 )
 
 // Benchmarks of parsing and checking, side by side with
@@ -59,6 +60,19 @@ Disallow: /
 
 Sitemap: https://www.example.com/sitemap.xml
 `
+
+// letters spells i in base 26 with the letters a-z, so that every agent
+// token in a generated file is distinct.
+func letters(i int) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+i%26))
+		i /= 26
+		if i == 0 {
+			return string(b)
+		}
+	}
+}
 
 // largeRobots has many groups with literal and wildcard rules.
 func largeRobots() string {
@@ -160,11 +174,11 @@ func corpusInputs(b *testing.B) []benchInput {
 // replaced so that they read like URLs, plus a few common pages.
 func corpusURLs(robots []byte) []string {
 	urls := []string{"/", "/index.html", "/search?q=x", "/images/logo.png"}
-	eachDirective(robots, func(d directive) {
-		if len(urls) >= 24 || (d.key != keyAllow && d.key != keyDisallow) || len(d.value) == 0 || d.value[0] != '/' {
+	robotstxt.EachDirective(robots, func(d robotstxt.Directive) {
+		if len(urls) >= 24 || (d.Key != robotstxt.KeyAllow && d.Key != robotstxt.KeyDisallow) || len(d.Value) == 0 || d.Value[0] != '/' {
 			return
 		}
-		v := strings.NewReplacer("*", "x", "$", "").Replace(string(d.value))
+		v := strings.NewReplacer("*", "x", "$", "").Replace(string(d.Value))
 		urls = append(urls, v, v+"/page.html?id=7")
 	})
 	return urls
@@ -216,7 +230,7 @@ func benchParse(b *testing.B, name string, files [][]byte) {
 		b.ReportAllocs()
 		allocBytes := measureAlloc(b, func() {
 			for _, f := range files {
-				_, _ = robotstxt.FromBytes(f)
+				_, _ = temoto.FromBytes(f)
 			}
 		})
 		b.ReportMetric(allocBytes/float64(total), "allocB/inB")
@@ -283,15 +297,15 @@ func BenchmarkCheck(b *testing.B) {
 func benchCheck(b *testing.B, name string, inputs []benchInput) {
 	type question struct {
 		ours   *Policy
-		theirs *robotstxt.RobotsData
-		group  *robotstxt.Group // theirs.FindGroup(benchAgent)
+		theirs *temoto.RobotsData
+		group  *temoto.Group // theirs.FindGroup(benchAgent)
 		path   string
 		url    string // path on an absolute URL
 	}
 	var qs []question
 	for _, in := range inputs {
 		p := ParsePolicy(in.robots)
-		t, err := robotstxt.FromBytes(in.robots)
+		t, err := temoto.FromBytes(in.robots)
 		if err != nil {
 			continue // temoto rejects some files; skip them for both
 		}
@@ -367,7 +381,7 @@ func BenchmarkCheckPathological(b *testing.B) {
 			_ = p.Check(benchAgent, url)
 		}
 	})
-	t, err := robotstxt.FromBytes(robots)
+	t, err := temoto.FromBytes(robots)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // entry is the robots.txt in force for one origin. It is built by newEntry
@@ -29,7 +31,7 @@ type entry struct {
 
 	// sel is policy's groups for selToken, resolved once when the entry is
 	// installed, so that a check costs no group lookup.
-	sel      groupSel
+	sel      robotstxt.Selection
 	selToken string
 }
 

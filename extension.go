@@ -16,6 +16,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	whatwgUrl "github.com/nlnwa/whatwg-url/url"
+	"github.com/robotsext/robotsext/internal/robotstxt"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -239,7 +240,7 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 		}
 		return Verdict{}, err
 	}
-	v := e.decide(en, pathOf(u))
+	v := e.decide(en, robotstxt.PathOf(u))
 	if v.Allowed {
 		e.usageVerdict(&v, en, u)
 	}

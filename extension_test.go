@@ -640,46 +640,6 @@ func TestOriginOf(t *testing.T) {
 	}
 }
 
-func TestPathOf(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"http://a.test", "/"},
-		{"http://a.test/", "/"},
-		{"http://a.test/a/b?x=1&y=%20", "/a/b?x=1&y=%20"},
-		{"http://a.test/a%2Fb", "/a%2Fb"},
-		{"http://a.test/a%2fb", "/a%2fb"},
-		{"http://a.test/a b", "/a%20b"},
-		{"http://a.test/caf%C3%A9", "/caf%C3%A9"},
-		{"http://a.test/café", "/caf%C3%A9"},
-		{"http://a.test/x?", "/x?"},
-		{"http://a.test//double", "//double"},
-		{"http://a.test/p;params?q", "/p;params?q"},
-		{"http://a.test/x#frag", "/x"},
-		{"http:opaque/path?q=1", "/opaque/path?q=1"},
-		{"http://a.test/?q=é", "/?q=%C3%A9"},
-	}
-	for _, tt := range tests {
-		u, err := url.Parse(tt.in)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.in, err)
-		}
-		if got := pathOf(u); got != tt.want {
-			t.Errorf("pathOf(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	// A stale RawPath (Path changed by hand) is not trusted.
-	u, _ := url.Parse("http://a.test/a%2Fb")
-	u.Path = "/other"
-	if got := pathOf(u); got != "/other" {
-		t.Errorf("stale RawPath: %q", got)
-	}
-	// Opaque with an authority.
-	u = &url.URL{Scheme: "http", Host: "a.test", Opaque: "//a.test/o/p"}
-	if got := pathOf(u); got != "/o/p" {
-		t.Errorf("opaque authority: %q", got)
-	}
-}
-
 func TestOverridePatterns(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer

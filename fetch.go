@@ -20,6 +20,7 @@ import (
 
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // Sentinel errors, for errors.Is.
@@ -210,7 +211,7 @@ func (r *Robots) Verdict(token, rawURL string, mode FailMode) (v Verdict) {
 			v.TokenErr = ValidToken(token)
 		}
 	}()
-	path, ok := pathOfRaw(rawURL)
+	path, ok := robotstxt.PathOfRaw(rawURL)
 	if !ok {
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}
 	}
@@ -221,8 +222,8 @@ func (r *Robots) Verdict(token, rawURL string, mode FailMode) (v Verdict) {
 	if v.Reason == ReasonUnreachable && !v.Allowed {
 		v.RetryAt = r.Expires
 	}
-	if v.Allowed && r.Outcome == OutcomeOK && r.Policy != nil && len(r.Policy.usageLines) > 0 {
-		v.Usage = r.Policy.usageSel(r.Policy.selectGroups(token), path)
+	if e := r.Policy.engine(); v.Allowed && r.Outcome == OutcomeOK && e.HasUsage() {
+		v.Usage = Usage{e.UsageFor(e.Select(token), path)}
 	}
 	return v
 }

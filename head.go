@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"html"
 	"strings"
+	"unsafe"
 )
 
 // MaxHeadScan is how many octets of an HTML body ParseMetaRobots reads
@@ -214,3 +215,11 @@ func skipRaw(b []byte, i int, name string) (int, bool) {
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// bytesString views b as a string without copying. The string is valid only
+// while b is neither modified nor out of scope: it is for passing bytes of
+// a buffer to a callee that does not keep them (the request hook passes a
+// path built in a stack array).
+func bytesString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

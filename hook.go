@@ -12,6 +12,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // onRequest is the OnRequest hook. Once the origin is cached it takes at
@@ -191,7 +192,7 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 func (e *Extension) decideRequest(v *Verdict, en *entry, u *url.URL) {
 	p, plain := "", false
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
-		p, plain = plainPath(u)
+		p, plain = robotstxt.PlainPath(u)
 	}
 	if plain {
 		e.decideInto(v, en, p)
@@ -208,8 +209,8 @@ func (e *Extension) decideRequest(v *Verdict, en *entry, u *url.URL) {
 
 // decideBuilt is decideRequest for a path that must be built.
 func (e *Extension) decideBuilt(v *Verdict, en *entry, u *url.URL) {
-	var buf [pathBufSize]byte
-	e.decideInto(v, en, bytesString(appendPathOf(buf[:0], u)))
+	var buf [robotstxt.PathBufSize]byte
+	e.decideInto(v, en, bytesString(robotstxt.AppendPath(buf[:0], u)))
 }
 
 // blocked reports a disallowed request.
@@ -263,8 +264,10 @@ func (e *Extension) decideInto(v *Verdict, en *entry, path string) {
 	}
 	token := e.token()
 	if en.outcome == OutcomeOK && token == en.selToken && path != "/robots.txt" {
-		// The groups were resolved at install; this is checkSel.
-		en.policy.verdict(v, en.policy.decide(en.sel, path, 0))
+		// The groups were resolved at install: the engine decides, and
+		// the Verdict is filled in place from its Match.
+		p := en.policy.engine()
+		setVerdict(v, p, p.Decide(en.sel, path))
 		return
 	}
 	*v = decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // ErrNotProductToken: a string given where robots.txt matching needs a
@@ -131,7 +133,7 @@ func reduceToken(v string) (token string, reduced bool) {
 // isBareToken reports whether s is one or more token characters.
 func isBareToken(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isTokenChar(s[i]) {
+		if !robotstxt.IsTokenChar(s[i]) {
 			return false
 		}
 	}
@@ -141,7 +143,7 @@ func isBareToken(s string) bool {
 // tokenPrefix returns the leading run of token characters of s.
 func tokenPrefix(s string) string {
 	n := 0
-	for n < len(s) && isTokenChar(s[n]) {
+	for n < len(s) && robotstxt.IsTokenChar(s[n]) {
 		n++
 	}
 	return s[:n]
@@ -200,7 +202,7 @@ func crawlerInBrowserUA(ua string) string {
 		case i == commentEnd && c == ')':
 			commentEnd, contactComment, firstInComment = -1, false, false
 			continue
-		case !isTokenChar(c) || !elementStart(ua, i):
+		case !robotstxt.IsTokenChar(c) || !elementStart(ua, i):
 			continue
 		}
 		t := tokenPrefix(ua[i:])

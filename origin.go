@@ -95,7 +95,7 @@ func originOf(u *url.URL) (origin, error) {
 func hostClasses(host string) byte {
 	var classes byte
 	for i := 0; i < len(host); i++ {
-		classes |= octets[host[i]]
+		classes |= hostOctets[host[i]]
 	}
 	return classes
 }

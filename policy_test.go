@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -147,30 +148,62 @@ func TestCheckDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// selectGroups and checkSel, the hook's per-token form of checkPath, agree
-// with it, and are safe on a nil *Policy.
-func TestCheckSel(t *testing.T) {
+// Check builds its Verdict from the engine's Match: every reason a rule
+// can give, with its line and the rule as written, and TokenErr for a
+// string that is not a product token. (The matching itself is tested in
+// internal/robotstxt.)
+func TestCheckVerdicts(t *testing.T) {
 	t.Parallel()
-	robots := "User-agent: *\nDisallow: /a\n\nUser-agent: FooBot\nUser-agent: BarBot\nDisallow: /b\n\nUser-agent: foobot\nAllow: /b/c\nUser-agent: *\nDisallow: /d\n"
-	p := ParsePolicy([]byte(robots))
-	var nilPolicy *Policy
-	for _, pol := range []*Policy{p, nilPolicy, {}, ParsePolicy(nil)} {
-		for _, ua := range []string{"FooBot", "barbot", "Other", ""} {
-			sel := pol.selectGroups(ua)
-			for _, path := range []string{"/", "/a", "/b", "/b/c", "/d", "/robots.txt"} {
-				if got, want := pol.checkSel(sel, path), pol.checkPath(ua, path); got != want {
-					t.Errorf("checkSel(selectGroups(%q), %q) = %+v; checkPath = %+v", ua, path, got, want)
-				}
-			}
+	p := ParsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /caf\u00e9/menu\nDisallow:\n"))
+	tests := []struct {
+		token, url string
+		want       Verdict
+	}{
+		{"FooBot", "/caf%C3%A9/x", Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: 2, Rule: "/caf\u00e9"}},
+		{"FooBot", "https://e.com/caf\u00e9/menu", Verdict{Allowed: true, Reason: ReasonAllowRule, Line: 3, Rule: "/caf\u00e9/menu"}},
+		{"FooBot", "/other", Verdict{Allowed: true, Reason: ReasonEmptyRule, Line: 4}},
+		{"FooBot", "/robots.txt", Verdict{Allowed: true, Reason: ReasonRobotsTxt}},
+		{"*", "/caf%C3%A9", Verdict{Allowed: false, Reason: ReasonDisallowRule, Line: 2, Rule: "/caf\u00e9"}},
+	}
+	for _, tt := range tests {
+		if got := p.Check(tt.token, tt.url); got != tt.want {
+			t.Errorf("Check(%q, %q) = %+v; want %+v", tt.token, tt.url, got, tt.want)
 		}
 	}
-	if a, b := p.selectGroups("FooBot"), p.selectGroups("FOOBOT"); a != b {
-		t.Errorf("selectGroups is not case-insensitive: %+v, %+v", a, b)
+	if v := ParsePolicy([]byte("User-agent: *\nDisallow: /a\n")).Check("FooBot", "/b"); v != (Verdict{Allowed: true, Reason: ReasonNoMatch}) {
+		t.Errorf("no rule matched: %+v", v)
 	}
-	if v := p.checkSel(p.selectGroups("FooBot"), "/b/c/x"); !v.Allowed || v.Line != 9 {
-		t.Errorf("merged groups: %+v; want allowed by line 9", v)
+	v := p.Check("FooBot/1.0", "/caf%C3%A9")
+	if !errors.Is(v.TokenErr, ErrNotProductToken) || v.Allowed || v.Line != 2 {
+		t.Errorf("Check(\"FooBot/1.0\") = %+v; want the \"*\" decision and a TokenErr", v)
 	}
-	if v := p.checkSel(p.selectGroups("Other"), "/d"); v.Allowed || v.Line != 11 {
-		t.Errorf("merged * groups: %+v; want disallowed by line 11", v)
+}
+
+// The zero Policy and a nil *Policy allow everything and state nothing.
+func TestZeroPolicy(t *testing.T) {
+	t.Parallel()
+	var nilPolicy *Policy
+	for _, p := range []*Policy{nilPolicy, {}, ParsePolicy(nil)} {
+		if v := p.Check("FooBot", "/a"); v != (Verdict{Allowed: true, Reason: ReasonNoMatch}) {
+			t.Errorf("Check on an empty policy = %+v; want allowed", v)
+		}
+		if d, ok := p.CrawlDelay("FooBot"); ok || d != 0 {
+			t.Errorf("CrawlDelay on an empty policy = %v, %v", d, ok)
+		}
+		if s := p.Sitemaps(); s != nil {
+			t.Errorf("Sitemaps on an empty policy = %v", s)
+		}
+		if lines, specific := p.Groups("FooBot"); lines != nil || specific {
+			t.Errorf("Groups on an empty policy = %v, %v", lines, specific)
+		}
+		if u := p.Usage("FooBot", "/a"); !u.IsZero() {
+			t.Errorf("Usage on an empty policy = %v", u)
+		}
+		if !p.Empty() {
+			t.Error("an empty policy is not Empty")
+		}
+		if n := p.memSize(); n < 0 || n > 1024 {
+			t.Errorf("memSize of an empty policy = %d", n)
+		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // ErrRedirectDeferred: a redirect hop to a host with a Crawl-delay had to
@@ -152,7 +153,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 	case err != nil:
 		return err
 	default:
-		v = e.decide(en, pathOf(req.URL))
+		v = e.decide(en, robotstxt.PathOf(req.URL))
 		if len(e.cfg.purposes) > 0 && v.Allowed {
 			e.usageVerdict(&v, en, req.URL)
 			if v.Reason == ReasonUsage {

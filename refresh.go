@@ -307,7 +307,7 @@ func (e *Extension) renewWhileFetching(ctx context.Context, b backend.Backend, k
 func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]string, fetched bool) {
 	en.override = e.cfg.overridden(en.origin)
 	token := e.token()
-	en.sel, en.selToken = en.policy.selectGroups(token), token
+	en.sel, en.selToken = en.policy.engine().Select(token), token
 	if !e.cache.put(en) {
 		e.cfg.logger.Warn("robotsext: robots.txt policy larger than WithCacheMemory; obeyed for this fetch but not cached",
 			"url", en.robots.URL, "bytes", en.size, "cache_memory", e.cfg.cacheMemory)

@@ -113,6 +113,7 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
+// equalFoldString compares ASCII case-insensitively.
 func equalFoldString(a, b string) bool {
 	if len(a) != len(b) {
 		return false
@@ -123,4 +124,12 @@ func equalFoldString(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// lower folds an ASCII upper-case letter to lower case.
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -2,14 +2,16 @@ package robotsext
 
 // This file holds the AI usage preferences a site states: the vocabulary
 // (Purpose, Preference), the value that carries the preferences in force
-// (Usage) and how statements combine. usagerules.go reads them from
-// robots.txt; usagehook.go enforces them for a crawler that declares its
-// purposes. See docs/usage-preferences.md for the drafts they follow.
+// (Usage) and Policy.Usage. The engine (internal/robotstxt, usage.go and
+// usagerules.go) reads them from robots.txt and combines them; these types
+// wrap its values. usagehook.go enforces them for a crawler that declares
+// its purposes. See docs/usage-preferences.md for the drafts they follow.
 
 import (
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // Purpose is what a crawler uses content for, named by its key in the
@@ -56,18 +58,6 @@ func (p Preference) String() string {
 		return "n"
 	}
 	return "no statement"
-}
-
-// restrictive orders preferences for combining statements: no before
-// yes before no statement (draft-ietf-aipref-vocab, "combining").
-func (p Preference) restrictive() int {
-	switch p {
-	case PreferenceNo:
-		return 2
-	case PreferenceYes:
-		return 1
-	}
-	return 0
 }
 
 // UsageSource says where a statement of a Usage came from.
@@ -134,39 +124,24 @@ func (s UsageStatement) String() string {
 // equal sets compare equal with ==), so that Verdict stays comparable; the
 // zero value states nothing.
 type Usage struct {
-	// enc holds the statements sorted by key, each as
-	// key '\x1f' preference source line '\x1e' (preference and source one
-	// digit each, line in decimal). Keys are Structured Field keys, which
-	// hold neither separator.
-	enc string
+	u robotstxt.Usage // the statements, encoded by the engine
 }
 
 // IsZero reports whether u states nothing at all.
-func (u Usage) IsZero() bool { return u.enc == "" }
+func (u Usage) IsZero() bool { return u.u.IsZero() }
 
 // Statements returns the statements of u, sorted by key.
 func (u Usage) Statements() []UsageStatement {
 	var out []UsageStatement
-	for rest := u.enc; rest != ""; {
-		var e string
-		e, rest, _ = strings.Cut(rest, "\x1e")
-		out = append(out, decodeStatement(e))
+	for _, s := range u.u.Statements() {
+		out = append(out, statementOf(s))
 	}
 	return out
 }
 
 // Lookup returns the statement for key, or one with PreferenceNone and
 // SourceNone when u has none.
-func (u Usage) Lookup(key string) UsageStatement {
-	for rest := u.enc; rest != ""; {
-		var e string
-		e, rest, _ = strings.Cut(rest, "\x1e")
-		if k, _, _ := strings.Cut(e, "\x1f"); k == key {
-			return decodeStatement(e)
-		}
-	}
-	return UsageStatement{Key: key}
-}
+func (u Usage) Lookup(key string) UsageStatement { return statementOf(u.u.Lookup(key)) }
 
 // For returns the preference stated for purpose p.
 func (u Usage) For(p Purpose) Preference { return u.Lookup(string(p)).Preference }
@@ -187,60 +162,34 @@ func (u Usage) String() string {
 	return b.String()
 }
 
-func decodeStatement(e string) UsageStatement {
-	k, v, _ := strings.Cut(e, "\x1f")
-	s := UsageStatement{Key: k}
-	if len(v) >= 2 {
-		s.Preference, s.Source = Preference(v[0]-'0'), UsageSource(v[1]-'0')
-		s.Line, _ = strconv.Atoi(v[2:])
-	}
-	return s
+// statementOf is the engine's statement as a UsageStatement: the
+// preferences and sources are numbered alike (see the checks below).
+func statementOf(s robotstxt.Statement) UsageStatement {
+	return UsageStatement{Key: s.Key, Preference: Preference(s.Preference), Source: UsageSource(s.Source), Line: s.Line}
 }
 
-// usageOf encodes statements, at most one per key, as a Usage.
-func usageOf(stmts []UsageStatement) Usage {
-	if len(stmts) == 0 {
-		return Usage{}
-	}
-	slices.SortFunc(stmts, func(a, b UsageStatement) int { return strings.Compare(a.Key, b.Key) })
-	var b strings.Builder
-	for _, s := range stmts {
-		b.WriteString(s.Key)
-		b.WriteByte('\x1f')
-		b.WriteByte('0' + byte(s.Preference))
-		b.WriteByte('0' + byte(s.Source))
-		b.WriteString(strconv.Itoa(s.Line))
-		b.WriteByte('\x1e')
-	}
-	return Usage{enc: b.String()}
-}
-
-// combine adds the statements of more to acc, key by key, keeping the most
-// restrictive; on a tie the statement already in acc stays.
-func combine(acc []UsageStatement, more []UsageStatement) []UsageStatement {
-	for _, s := range more {
-		i := slices.IndexFunc(acc, func(a UsageStatement) bool { return a.Key == s.Key })
-		switch {
-		case i < 0:
-			acc = append(acc, s)
-		case s.Preference.restrictive() > acc[i].Preference.restrictive():
-			acc[i] = s
-		}
-	}
-	return acc
-}
+// The engine numbers preferences and sources as this package does; each
+// pair of constants below fails to compile if one stops doing so.
+const (
+	_ uint8 = uint8(PreferenceNone) - uint8(robotstxt.PreferenceNone)
+	_ uint8 = uint8(robotstxt.PreferenceNone) - uint8(PreferenceNone)
+	_ uint8 = uint8(PreferenceYes) - uint8(robotstxt.PreferenceYes)
+	_ uint8 = uint8(robotstxt.PreferenceYes) - uint8(PreferenceYes)
+	_ uint8 = uint8(PreferenceNo) - uint8(robotstxt.PreferenceNo)
+	_ uint8 = uint8(robotstxt.PreferenceNo) - uint8(PreferenceNo)
+	_ uint8 = uint8(SourceNone) - uint8(robotstxt.SourceNone)
+	_ uint8 = uint8(robotstxt.SourceNone) - uint8(SourceNone)
+	_ uint8 = uint8(SourceContentUsage) - uint8(robotstxt.SourceContentUsage)
+	_ uint8 = uint8(robotstxt.SourceContentUsage) - uint8(SourceContentUsage)
+	_ uint8 = uint8(SourceContentSignal) - uint8(robotstxt.SourceContentSignal)
+	_ uint8 = uint8(robotstxt.SourceContentSignal) - uint8(SourceContentSignal)
+	_ uint8 = uint8(SourceHeader) - uint8(robotstxt.SourceHeader)
+	_ uint8 = uint8(robotstxt.SourceHeader) - uint8(SourceHeader)
+)
 
 // merge combines u with the statements of other, most restrictive first,
 // as a page's robots.txt preferences and its header combine.
-func (u Usage) merge(other Usage) Usage {
-	if other.IsZero() {
-		return u
-	}
-	if u.IsZero() {
-		return other
-	}
-	return usageOf(combine(u.Statements(), other.Statements()))
-}
+func (u Usage) merge(other Usage) Usage { return Usage{u.u.Merge(other.u)} }
 
 // refuses reports whether u says "n" for every one of purposes (none: never),
 // and returns the statement of the first purpose, which names where the
@@ -260,4 +209,22 @@ func (u Usage) refuses(purposes []Purpose) (UsageStatement, bool) {
 		}
 	}
 	return first, true
+}
+
+// headerUsage reads the Content-Usage header fields of a response (several
+// fields are one Dictionary, RFC 9651 §4.2); nothing when there are none
+// or they do not parse.
+func headerUsage(fields []string) Usage { return Usage{robotstxt.HeaderUsage(fields)} }
+
+// Usage returns the AI usage preferences robots.txt states for the crawler
+// whose product token is token (see ProductToken; a string that is not a
+// product token gets the "*" groups' preferences, and ValidToken says so)
+// at rawURL (as Check reads it): the
+// Content-Usage lines (draft-ietf-aipref-attach) and Content-Signal lines
+// of the groups Check would choose, with the longest matching path
+// deciding and conflicts on one path resolved to the most restrictive.
+// Preferences concern only what may be crawled: a URL Check disallows has
+// none. A nil Policy states nothing.
+func (p *Policy) Usage(token, rawURL string) Usage {
+	return Usage{p.engine().Usage(token, rawURL)}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 // WithPurpose declares what the crawler uses content for, such as
@@ -41,26 +42,27 @@ func WithPurpose(purposes ...Purpose) Option {
 // requestPath returns) from the entry in force: none unless its robots.txt
 // was had and is applied.
 func (e *Extension) usageOf(en *entry, path string) Usage {
-	if en.override || en.outcome != OutcomeOK || en.policy == nil || len(en.policy.usageLines) == 0 {
+	p := en.policy.engine()
+	if en.override || en.outcome != OutcomeOK || !p.HasUsage() {
 		return Usage{}
 	}
 	sel := en.sel
 	if token := e.token(); token != en.selToken {
-		sel = en.policy.selectGroups(token)
+		sel = p.Select(token)
 	}
-	return en.policy.usageSel(sel, path)
+	return Usage{p.UsageFor(sel, path)}
 }
 
 // usageVerdict refines v, a Verdict allowing u, with the preferences in
 // force: with WithPurpose, a refusal when they say "n" for every purpose.
 func (e *Extension) usageVerdict(v *Verdict, en *entry, u *url.URL) {
-	usage := e.usageOf(en, pathOf(u))
+	usage := e.usageOf(en, robotstxt.PathOf(u))
 	if usage.IsZero() {
 		return
 	}
 	v.Usage = usage
 	if s, no := usage.refuses(e.cfg.purposes); no {
-		*v = Verdict{Allowed: false, Reason: ReasonUsage, Line: s.Line, Rule: en.policy.usageWritten(s.Line), Usage: usage}
+		*v = Verdict{Allowed: false, Reason: ReasonUsage, Line: s.Line, Rule: en.policy.engine().UsageLine(s.Line), Usage: usage}
 	}
 }
 
@@ -74,7 +76,7 @@ func (e *Extension) pageUsage(resp *colly.Response) Usage {
 	}
 	if o, err := originOf(resp.Request.URL); err == nil {
 		if en, err := e.entryFor(contextOf(e.c), o); err == nil {
-			robots = e.usageOf(en, pathOf(resp.Request.URL))
+			robots = e.usageOf(en, robotstxt.PathOf(resp.Request.URL))
 		}
 	}
 	if resp.Headers == nil {

@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file estimates the heap a parsed Policy retains, so that a cache of
 // policies can be bounded in bytes rather than in entries.
@@ -10,14 +10,14 @@ import (
 	"unsafe"
 )
 
-// memSize estimates the heap bytes p retains once every group's index is
+// MemSize estimates the heap bytes p retains once every group's index is
 // built: its own struct and every slice, string and map it holds, rounded up
 // as the Go allocator rounds them. Indexes are built on first use, so until
 // then it overstates p, which errs on the safe side for the cache that
 // evicts by it. It is an estimate (maps are sized from their length, not
 // their actual buckets) meant to be within about 15% of the truth. A nil
 // *Policy retains nothing.
-func (p *Policy) memSize() int64 {
+func (p *Policy) MemSize() int64 {
 	if p == nil {
 		return 0
 	}
@@ -31,7 +31,7 @@ func (p *Policy) memSize() int64 {
 	n += sliceSize(p.sitemaps) // their URLs are in text
 	n += p.indexSize()
 	if len(p.agents) >= manyAgents {
-		var sel groupSel
+		var sel Selection
 		n += mapSize(len(p.agents), int(unsafe.Sizeof("")+unsafe.Sizeof(sel)))
 	}
 	var (
@@ -62,7 +62,7 @@ func (p *Policy) usageSize() int {
 	}
 	var (
 		r usageRule
-		s UsageStatement
+		s Statement
 	)
 	n := sliceSize(p.usageLines) + allocSize(len(p.usageLines)*int(unsafe.Sizeof(r)))
 	for _, l := range p.usageLines {

@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file builds a group's index the first time a question needs the
 // group: its literal rules sorted in place for binary search, with prefix

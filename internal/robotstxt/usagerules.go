@@ -1,8 +1,8 @@
-package robotsext
+package robotstxt
 
 // This file decides which usage preferences of robots.txt apply to a path:
 // it reads the Content-Usage and Content-Signal lines the parser kept
-// (policy.go) into rules, once, and finds the longest matching ones for
+// (build.go) into rules, once, and finds the longest matching ones for
 // the groups chosen for a crawler.
 
 import (
@@ -19,14 +19,14 @@ type usageRule struct {
 	group   int32 // as usageLine.group
 	line    int32
 	pattern string // "/" when the line names no path
-	stmts   []UsageStatement
+	stmts   []Statement
 }
 
 // signalKey maps a Content-Signal key to the vocabulary's: "ai-train" is
 // "train-ai"; "search" is the same word and other keys are kept as written.
 func signalKey(k string) string {
 	if k == "ai-train" {
-		return string(PurposeTrainAI)
+		return "train-ai"
 	}
 	return k
 }
@@ -68,7 +68,7 @@ func splitUsageValue(v string) (path, pref string) {
 // key. A Dictionary that does not parse states nothing at all; a key
 // written twice takes its last value (RFC 9651 §4.2.2); unknown keys are
 // kept.
-func parseUsage(pref string, signal bool, line int) []UsageStatement {
+func parseUsage(pref string, signal bool, line int) []Statement {
 	d, err := httpsfv.UnmarshalDictionary([]string{pref})
 	if err != nil {
 		return nil
@@ -77,10 +77,10 @@ func parseUsage(pref string, signal bool, line int) []UsageStatement {
 	if signal {
 		src, yes, no = SourceContentSignal, httpsfv.Token("yes"), httpsfv.Token("no")
 	}
-	out := make([]UsageStatement, 0, len(d.Names()))
+	out := make([]Statement, 0, len(d.Names()))
 	for _, k := range d.Names() {
 		m, _ := d.Get(k)
-		s := UsageStatement{Key: k, Source: src, Line: line}
+		s := Statement{Key: k, Source: src, Line: line}
 		if signal {
 			s.Key = signalKey(k)
 		}
@@ -97,10 +97,11 @@ func parseUsage(pref string, signal bool, line int) []UsageStatement {
 	return out
 }
 
-// headerUsage reads the Content-Usage header fields of a response (several
-// fields are one Dictionary, RFC 9651 §4.2); nothing when there are none
-// or they do not parse.
-func headerUsage(fields []string) Usage {
+// HeaderUsage reads the Content-Usage header fields of a response (several
+// fields are one Dictionary, RFC 9651 §4.2): the same values as a
+// Content-Usage line's, from SourceHeader. It states nothing when there
+// are no fields or they do not parse.
+func HeaderUsage(fields []string) Usage {
 	if len(fields) == 0 {
 		return Usage{}
 	}
@@ -113,20 +114,25 @@ func headerUsage(fields []string) Usage {
 	return usageOf(stmts)
 }
 
-// usageSel returns the preferences in force for path, in the form
-// requestPath returns, for the crawler the groups of sel apply to: among
+// HasUsage reports whether the file has any Content-Usage or Content-Signal
+// line, so that a caller can skip the questions about usage preferences.
+func (p *Policy) HasUsage() bool { return p != nil && len(p.usageLines) > 0 }
+
+// UsageFor returns the preferences in force for path, in the form
+// RequestPath returns, for the crawler the groups of sel apply to: among
 // the Content-Usage and Content-Signal lines of those groups (and the
 // Content-Signal lines before any group), those of the longest matching
 // path, counted in octets of the percent-encoded pattern as for Allow and
 // Disallow, combined key by key to the most restrictive. Line order does
-// not matter.
-func (p *Policy) usageSel(sel groupSel, path string) Usage {
+// not matter. It does not look at the Allow and Disallow rules (see
+// Usage).
+func (p *Policy) UsageFor(sel Selection, path string) Usage {
 	if p == nil || len(p.usageLines) == 0 {
 		return Usage{}
 	}
 	p.usageOnce.Do(p.readUsageRules)
 	best := -1
-	var acc []UsageStatement
+	var acc []Statement
 	consider := func(rs []usageRule) {
 		for _, r := range rs {
 			if len(r.pattern) < best || !matchWild(r.pattern, path) {
@@ -162,34 +168,28 @@ func (p *Policy) usageOfGroup(g int32) []usageRule {
 }
 
 // Usage returns the AI usage preferences robots.txt states for the crawler
-// whose product token is token (see ProductToken; a string that is not a
-// product token gets the "*" groups' preferences, and ValidToken says so)
-// at rawURL (as Check reads it): the
-// Content-Usage lines (draft-ietf-aipref-attach) and Content-Signal lines
-// of the groups Check would choose, with the longest matching path
-// deciding and conflicts on one path resolved to the most restrictive.
-// Preferences concern only what may be crawled: a URL Check disallows has
-// none. A nil Policy states nothing.
+// whose product token is token at rawURL (as Check reads it): UsageFor the
+// groups Check would choose. Preferences concern only what may be
+// crawled: a URL Check disallows has none. A nil Policy states nothing.
 func (p *Policy) Usage(token, rawURL string) Usage {
 	if p == nil || len(p.usageLines) == 0 {
 		return Usage{}
 	}
 	path, ready := pathSpan(rawURL)
 	if !ready {
-		var buf [pathBufSize]byte
+		var buf [PathBufSize]byte
 		path = bytesString(finishPath(buf[:0], path))
 	}
-	sel := p.selectGroups(token)
-	var v Verdict
-	p.verdict(&v, p.decide(sel, path, 0))
-	if !v.Allowed {
+	sel := p.Select(token)
+	if !p.Decide(sel, path).Allowed() {
 		return Usage{}
 	}
-	return p.usageSel(sel, path)
+	return p.UsageFor(sel, path)
 }
 
-// usageWritten returns the value of the usage line at line, as written.
-func (p *Policy) usageWritten(line int) string {
+// UsageLine returns the value of the usage line at line (a Statement's
+// Line), as written, or "" when no usage line is there.
+func (p *Policy) UsageLine(line int) string {
 	i, ok := slices.BinarySearchFunc(p.usageLines, int32(line), func(l usageLine, n int32) int { return int(l.line - n) })
 	if !ok {
 		return ""

@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 import (
 	"fmt"
@@ -52,7 +52,7 @@ func TestKeyIndexAgreesWithNaive(t *testing.T) {
 				fmt.Fprintf(&robots, "%s: %s\n", verb, pat)
 			}
 			body := []byte(robots.String())
-			p := ParsePolicy(body)
+			p := parsePolicy(body)
 			if got := p.groupIndex(0).keyStarts != nil; got != tc.indexed {
 				t.Fatalf("keys indexed: %v; want %v", got, tc.indexed)
 			}
@@ -64,7 +64,7 @@ func TestKeyIndexAgreesWithNaive(t *testing.T) {
 				paths = append(paths, tc.pattern(r))
 			}
 			for _, path := range paths {
-				v := p.Check("FooBot", "https://example.com"+path)
+				v := check(p, "FooBot", "https://example.com"+path)
 				allowed, line := naiveCheck(body, "FooBot", "https://example.com"+path)
 				if v.Allowed != allowed || v.Line != line {
 					t.Fatalf("%s: Check = (%v, line %d); naive = (%v, line %d)", path, v.Allowed, v.Line, allowed, line)

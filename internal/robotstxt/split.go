@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file splits robots.txt into directives in one pass that looks at
 // each byte of a line once, eight bytes at a time, for the line end, the
@@ -10,9 +10,39 @@ import (
 	"math/bits"
 )
 
-// eachDirective splits body into lines exactly as the reference parser does
-// and calls fn for every line that holds a "key: value" directive.
-func eachDirective(body []byte, fn func(directive)) {
+// Directive is what the splitter reports for one line it understood: a
+// "key: value" line, as Google's reference parser reports lines to its
+// handler. The parser (Parse) is one handler of them; tools that only need
+// the lines, such as a benchmark picking a file's paths, are others.
+type Directive struct {
+	Line  int32 // the 1-based line of the file
+	Key   Key
+	Value []byte // trimmed, not yet percent-encoded; a slice of the input
+}
+
+// Key is the kind of a robots.txt line, decided by its key.
+type Key uint8
+
+// The keys a line may have. KeyUnknown is every key the parser ignores.
+const (
+	KeyUnknown Key = iota
+	KeyUserAgent
+	KeyAllow
+	KeyDisallow
+	KeySitemap
+	KeyCrawlDelay
+	KeyRequestRate
+	KeyContentUsage  // draft-ietf-aipref-attach; see usagerules.go
+	KeyContentSignal // contentsignals.org; see usagerules.go
+)
+
+// utf8BOM is the byte order mark a file may start with.
+var utf8BOM = [3]byte{0xEF, 0xBB, 0xBF}
+
+// EachDirective splits body into lines exactly as the reference parser does
+// and calls fn, in file order, for every line that holds a "key: value"
+// directive. The directive's Value is a slice of body, valid while body is.
+func EachDirective(body []byte, fn func(Directive)) {
 	i := 0
 	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
 		i++ // a (possibly partial) byte order mark is skipped
@@ -25,7 +55,7 @@ func eachDirective(body []byte, fn func(directive)) {
 		if end == len(body) {
 			num++
 			if key, value, ok := splitDirective(body, n, colon); ok {
-				fn(directive{line: num, key: classifyKey(key), value: value})
+				fn(Directive{Line: num, Key: classifyKey(key), Value: value})
 			}
 			return
 		}
@@ -34,7 +64,7 @@ func eachDirective(body []byte, fn func(directive)) {
 		if !(end == 0 && lastCR && c == '\n') {
 			num++
 			if key, value, ok := splitDirective(body[:end], n, colon); ok {
-				fn(directive{line: num, key: classifyKey(key), value: value})
+				fn(Directive{Line: num, Key: classifyKey(key), Value: value})
 			}
 		}
 		lastCR = c == '\r'
@@ -193,40 +223,40 @@ func splitDirective(line []byte, n, sep int) (key, value []byte, ok bool) {
 // classifyKey names a line's key. Like the reference parser it accepts any
 // key that starts with a known word or one of its common misspellings. The
 // first octet picks the few words to compare.
-func classifyKey(key []byte) keyKind {
+func classifyKey(key []byte) Key {
 	switch key[0] | 0x20 {
 	case 'u':
 		if foldPrefix(key, "user-agent") || foldPrefix(key, "useragent") || foldPrefix(key, "user agent") {
-			return keyUserAgent
+			return KeyUserAgent
 		}
 	case 'a':
 		if foldPrefix(key, "allow") {
-			return keyAllow
+			return KeyAllow
 		}
 	case 'd':
 		if foldPrefix(key, "disallow") || foldPrefix(key, "dissallow") || foldPrefix(key, "dissalow") ||
 			foldPrefix(key, "disalow") || foldPrefix(key, "diasllow") || foldPrefix(key, "disallaw") {
-			return keyDisallow
+			return KeyDisallow
 		}
 	case 's':
 		if foldPrefix(key, "sitemap") || foldPrefix(key, "site-map") {
-			return keySitemap
+			return KeySitemap
 		}
 	case 'c':
 		switch {
 		case len(key) == len("crawl-delay") && foldPrefix(key, "crawl-delay"):
-			return keyCrawlDelay
+			return KeyCrawlDelay
 		case len(key) == len("content-usage") && foldPrefix(key, "content-usage"):
-			return keyContentUsage
+			return KeyContentUsage
 		case len(key) == len("content-signal") && foldPrefix(key, "content-signal"):
-			return keyContentSignal
+			return KeyContentSignal
 		}
 	case 'r':
 		if len(key) == len("request-rate") && foldPrefix(key, "request-rate") {
-			return keyRequestRate
+			return KeyRequestRate
 		}
 	}
-	return keyUnknown
+	return KeyUnknown
 }
 
 // foldPrefix reports whether s starts with word, ignoring ASCII case. word

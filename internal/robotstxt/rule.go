@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file packs one Allow or Disallow line into eight bytes, so that a
 // parsed Policy keeps little more than its patterns (see Policy.rules).
@@ -11,7 +11,7 @@ package robotsext
 //	bits 39–62  line: the 1-based line of robots.txt it came from
 //	bit  63     allow: an Allow rule (else a Disallow rule)
 //
-// While ParsePolicy reads the input, bits 0–38 hold instead where the value
+// While Parse reads the input, bits 0–38 hold instead where the value
 // as written sits in the input (24 bits) and its length (15 bits); finish
 // replaces them once the patterns are copied. maxPolicySize keeps every
 // field in range: input offsets below 2^24, a line's value below 2^15

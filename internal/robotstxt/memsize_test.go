@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 import (
 	"fmt"
@@ -33,20 +33,20 @@ func memSizeInputs() map[string][]byte {
 		"100,000 user-agent lines": []byte(agents.String()),
 		"sitemaps, raws, delays":   []byte(misc.String()),
 	}
-	if b, err := os.ReadFile(filepath.Join("..", "shared", "corpus", "robots", "371-xuexi-cn.txt")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(corpusDir, "371-xuexi-cn.txt")); err == nil {
 		out["largest corpus file"] = b
 	}
 	return out
 }
 
-// retainedBytes measures the live heap that ParsePolicy(robots) leaves
+// retainedBytes measures the live heap that parsePolicy(robots) leaves
 // behind once every group's index is built, after full collections on both
 // sides.
 func retainedBytes(robots []byte) (int64, int64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	p := ParsePolicy(robots)
+	p := parsePolicy(robots)
 	for g := range p.groups {
 		p.groupIndex(int32(g))
 	}
@@ -55,13 +55,13 @@ func retainedBytes(robots []byte) (int64, int64) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	est := p.memSize()
+	est := p.MemSize()
 	runtime.KeepAlive(p)
 	runtime.KeepAlive(robots) // its bytes must not be freed in between
 	return int64(after.HeapAlloc) - int64(before.HeapAlloc), est
 }
 
-// memSize is compared with the heap a Policy really retains. The test is not
+// MemSize is compared with the heap a Policy really retains. The test is not
 // parallel so that no other test allocates meanwhile, and it takes the
 // median of five measurements to ride out stray allocations elsewhere.
 func TestMemSize(t *testing.T) {
@@ -82,19 +82,19 @@ func TestMemSize(t *testing.T) {
 		slices.Sort(got)
 		real := got[len(got)/2]
 		ratio := float64(est) / float64(real)
-		t.Logf("%s: memSize %d, retained %d (%.3f)", name, est, real, ratio)
+		t.Logf("%s: MemSize %d, retained %d (%.3f)", name, est, real, ratio)
 		if raceEnabled {
 			continue // see raceEnabled; the plain run checks the ratio
 		}
 		if ratio < 0.85 || ratio > 1.15 {
-			t.Errorf("%s: memSize = %d; the heap retains %d (ratio %.2f)", name, est, real, ratio)
+			t.Errorf("%s: MemSize = %d; the heap retains %d (ratio %.2f)", name, est, real, ratio)
 		}
 	}
 	var nilPolicy *Policy
-	if n := nilPolicy.memSize(); n != 0 {
-		t.Errorf("nil memSize = %d", n)
+	if n := nilPolicy.MemSize(); n != 0 {
+		t.Errorf("nil MemSize = %d", n)
 	}
-	if n := ParsePolicy(nil).memSize(); n <= 0 || n > 1024 {
-		t.Errorf("empty policy memSize = %d", n)
+	if n := parsePolicy(nil).MemSize(); n <= 0 || n > 1024 {
+		t.Errorf("empty policy MemSize = %d", n)
 	}
 }

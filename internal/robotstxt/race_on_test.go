@@ -1,7 +1,7 @@
-//go:build !race
+//go:build race
 
-package robotsext
+package robotstxt
 
 // raceEnabled reports a -race build, in which the allocator gives every
 // small string its own block (no tiny allocator), so heap sizes differ.
-const raceEnabled = false
+const raceEnabled = true

@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 import (
 	"bytes"
@@ -11,9 +11,9 @@ import (
 // bytes.IndexByte search per separator) as the reference that the
 // one-pass splitter is compared with.
 
-// oldEachDirective is the previous eachDirective, kept as the reference
+// oldEachDirective is the previous EachDirective, kept as the reference
 // FuzzSplit compares the one-pass splitter with.
-func oldEachDirective(body []byte, fn func(directive)) {
+func oldEachDirective(body []byte, fn func(Directive)) {
 	i := 0
 	for i < len(body) && i < len(utf8BOM) && body[i] == utf8BOM[i] {
 		i++ // a (possibly partial) byte order mark is skipped
@@ -22,7 +22,7 @@ func oldEachDirective(body []byte, fn func(directive)) {
 	emit := func(line []byte) {
 		num++
 		if key, value, ok := oldSplitDirective(line); ok {
-			fn(directive{line: num, key: oldClassifyKey(key), value: value})
+			fn(Directive{Line: num, Key: oldClassifyKey(key), Value: value})
 		}
 	}
 	body = body[i:]
@@ -90,41 +90,41 @@ func oldSplitDirective(line []byte) (key, value []byte, ok bool) {
 
 // classifyKey names a line's key. Like the reference parser it accepts any
 // key that starts with a known word or one of its common misspellings.
-func oldClassifyKey(key []byte) keyKind {
+func oldClassifyKey(key []byte) Key {
 	switch {
 	case hasPrefixFold(key, "user-agent", "useragent", "user agent"):
-		return keyUserAgent
+		return KeyUserAgent
 	case hasPrefixFold(key, "allow"):
-		return keyAllow
+		return KeyAllow
 	case hasPrefixFold(key, "disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
-		return keyDisallow
+		return KeyDisallow
 	case hasPrefixFold(key, "sitemap", "site-map"):
-		return keySitemap
+		return KeySitemap
 	case equalFold(key, "crawl-delay"):
-		return keyCrawlDelay
+		return KeyCrawlDelay
 	case equalFold(key, "request-rate"):
-		return keyRequestRate
+		return KeyRequestRate
 	case equalFold(key, "content-usage"):
-		return keyContentUsage
+		return KeyContentUsage
 	case equalFold(key, "content-signal"):
-		return keyContentSignal
+		return KeyContentSignal
 	}
-	return keyUnknown
+	return KeyUnknown
 }
 
 // directives collects what a splitter reports, values copied.
-func directives(split func([]byte, func(directive)), body []byte) []directive {
-	var out []directive
-	split(body, func(d directive) {
-		d.value = bytes.Clone(d.value)
+func directives(split func([]byte, func(Directive)), body []byte) []Directive {
+	var out []Directive
+	split(body, func(d Directive) {
+		d.Value = bytes.Clone(d.Value)
 		out = append(out, d)
 	})
 	return out
 }
 
-func sameDirectives(a, b []directive) bool {
-	return slices.EqualFunc(a, b, func(x, y directive) bool {
-		return x.line == y.line && x.key == y.key && bytes.Equal(x.value, y.value)
+func sameDirectives(a, b []Directive) bool {
+	return slices.EqualFunc(a, b, func(x, y Directive) bool {
+		return x.Line == y.Line && x.Key == y.Key && bytes.Equal(x.Value, y.Value)
 	})
 }
 
@@ -145,7 +145,7 @@ func TestSplitterAgreesWithReference(t *testing.T) {
 	for _, s := range splitSeeds {
 		for cut := 0; cut <= len(s) && cut < 64; cut++ {
 			body := []byte(s[cut:])
-			if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+			if got, want := directives(EachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
 				t.Fatalf("splitting %q:\ngot  %+v\nwant %+v", body, got, want)
 			}
 		}
@@ -157,7 +157,7 @@ func FuzzSplit(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+		if got, want := directives(EachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
 			t.Fatalf("splitting %q:\ngot  %+v\nwant %+v", body, got, want)
 		}
 	})
@@ -186,7 +186,7 @@ func TestSplitterEveryPosition(t *testing.T) {
 					line := []byte(key + strings.Repeat("/a*%\xC3", 20))[:n]
 					line[at] = special
 					body := append(append([]byte("User-agent: *\n"), line...), "\nAllow: /b\n"...)
-					if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+					if got, want := directives(EachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
 						t.Fatalf("%q at %d of %q:\ngot  %+v\nwant %+v", special, at, line, got, want)
 					}
 				}
@@ -205,7 +205,7 @@ func TestSplitterAtTheLineLimit(t *testing.T) {
 				line := []byte(key + strings.Repeat("a", maxLineLen+1000))
 				line[at] = special
 				body := append(append([]byte("User-agent: *\n"), line...), "\nAllow: /b\n"...)
-				if got, want := directives(eachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
+				if got, want := directives(EachDirective, body), directives(oldEachDirective, body); !sameDirectives(got, want) {
 					t.Errorf("%q at %d after %q: got %d directives, want %d", special, at, key, len(got), len(want))
 				}
 			}

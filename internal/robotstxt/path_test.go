@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// referencePathOf is pathOf written the plain way, with net/url's own
+// referencePathOf is PathOf written the plain way, with net/url's own
 // EscapedPath and string concatenation, for the differential tests.
 func referencePathOf(u *url.URL) string {
 	var p string
@@ -40,7 +40,7 @@ func referencePathOf(u *url.URL) string {
 	return b.String()
 }
 
-// pathURLs are URLs whose match paths take every branch of pathOf.
+// pathURLs are URLs whose match paths take every branch of PathOf.
 var pathURLs = []string{
 	"http://a.test", "http://a.test/", "http://a.test/a/b?x=1&y=%20",
 	"http://a.test/a%2Fb", "http://a.test/a%2fb", "http://a.test/a b",
@@ -60,15 +60,15 @@ func TestAppendPathOf(t *testing.T) {
 			continue // not every string above parses; those that do count
 		}
 		want := referencePathOf(u)
-		if got := pathOf(u); got != want {
-			t.Errorf("pathOf(%q) = %q; want %q", in, got, want)
+		if got := PathOf(u); got != want {
+			t.Errorf("PathOf(%q) = %q; want %q", in, got, want)
 		}
-		var buf [pathBufSize]byte
-		if got := string(appendPathOf(buf[:0], u)); got != want {
-			t.Errorf("appendPathOf(%q) = %q; want %q", in, got, want)
+		var buf [PathBufSize]byte
+		if got := string(AppendPath(buf[:0], u)); got != want {
+			t.Errorf("AppendPath(%q) = %q; want %q", in, got, want)
 		}
-		if got := string(appendPathOf([]byte("x"), u)); got != "x"+want {
-			t.Errorf("appendPathOf(x, %q) = %q; want x%q", in, got, want)
+		if got := string(AppendPath([]byte("x"), u)); got != "x"+want {
+			t.Errorf("AppendPath(x, %q) = %q; want x%q", in, got, want)
 		}
 	}
 	// Hand-made URLs: a stale RawPath, an opaque authority, '*'.
@@ -83,8 +83,8 @@ func TestAppendPathOf(t *testing.T) {
 		{Scheme: "http", Host: "a.test", Path: "/a", ForceQuery: true},
 	} {
 		want := referencePathOf(u)
-		if got := string(appendPathOf(nil, u)); got != want || pathOf(u) != want {
-			t.Errorf("appendPathOf(%#v) = %q, pathOf %q; want %q", u, got, pathOf(u), want)
+		if got := string(AppendPath(nil, u)); got != want || PathOf(u) != want {
+			t.Errorf("AppendPath(%#v) = %q, PathOf %q; want %q", u, got, PathOf(u), want)
 		}
 	}
 }
@@ -94,31 +94,31 @@ func TestAppendPathOfDoesNotAllocate(t *testing.T) {
 	for _, in := range []string{"http://a.test/café?q=é", "http://a.test/a b", "http://a.test/x?y", "http:opaque/é"} {
 		u, _ := url.Parse(in)
 		n := testing.AllocsPerRun(100, func() {
-			var buf [pathBufSize]byte
-			_ = appendPathOf(buf[:0], u)
+			var buf [PathBufSize]byte
+			_ = AppendPath(buf[:0], u)
 		})
 		if n != 0 {
-			t.Errorf("appendPathOf(%q) allocates %v times", in, n)
+			t.Errorf("AppendPath(%q) allocates %v times", in, n)
 		}
 	}
 }
 
-// requestPath and Check's own path extraction agree, and Check never
+// RequestPath and Check's own path extraction agree, and Check never
 // allocates for paths that fit its stack buffer.
 func TestCheckPathWithoutAllocation(t *testing.T) {
-	p := ParsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /a\n"))
+	p := parsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /a\n"))
 	for _, in := range []string{"/café", "café", "http://e.com/café#x", "//e.com/é", "e.com/x/é?é", "ftp://e.com/é", "http://e.com?é", "HTTPS://e.com/é"} {
 		if n := testing.AllocsPerRun(100, func() { _ = p.Check("FooBot", in) }); n != 0 {
 			t.Errorf("Check(%q) allocates %v times", in, n)
 		}
-		if got, want := p.Check("FooBot", in), p.checkPath("FooBot", requestPath(in)); got != want {
-			t.Errorf("Check(%q) = %+v; checkPath(requestPath) = %+v", in, got, want)
+		if got, want := check(p, "FooBot", in), decide(p, p.Select("FooBot"), RequestPath(in)); got != want {
+			t.Errorf("Check(%q) = %+v; Decide(RequestPath) = %+v", in, got, want)
 		}
 	}
 }
 
-// FuzzPathOf compares pathOf and appendPathOf with the plain form on any
-// URL net/url parses, and requestPath with the general search.
+// FuzzPathOf compares PathOf and AppendPath with the plain form on any
+// URL net/url parses, and RequestPath with the general search.
 func FuzzPathOf(f *testing.F) {
 	for _, s := range pathURLs {
 		f.Add(s)
@@ -126,21 +126,21 @@ func FuzzPathOf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		if u, err := url.Parse(in); err == nil {
 			want := referencePathOf(u)
-			if got := pathOf(u); got != want {
-				t.Fatalf("pathOf(%q) = %q; want %q", in, got, want)
+			if got := PathOf(u); got != want {
+				t.Fatalf("PathOf(%q) = %q; want %q", in, got, want)
 			}
 			var buf [64]byte
-			if got := string(appendPathOf(buf[:0], u)); got != want {
-				t.Fatalf("appendPathOf(%q) = %q; want %q", in, got, want)
+			if got := string(AppendPath(buf[:0], u)); got != want {
+				t.Fatalf("AppendPath(%q) = %q; want %q", in, got, want)
 			}
 		}
-		if got, want := requestPath(in), plainRequestPath(in); got != want {
-			t.Fatalf("requestPath(%q) = %q; want %q", in, got, want)
+		if got, want := RequestPath(in), plainRequestPath(in); got != want {
+			t.Fatalf("RequestPath(%q) = %q; want %q", in, got, want)
 		}
 	})
 }
 
-// plainRequestPath is requestPath by the general search: the path from
+// plainRequestPath is RequestPath by the general search: the path from
 // pathStart, cut at '#', with a leading '/' and non-ASCII octets escaped.
 func plainRequestPath(in string) string {
 	k, ok := pathStart(in)
@@ -158,8 +158,7 @@ func plainRequestPath(in string) string {
 }
 
 // The octet classes are what their doc comments list: pathKeeps and
-// rawKeeps as net/url's EscapedPath keeps, and the host classes hostClasses
-// reads.
+// rawKeeps as net/url's EscapedPath keeps.
 func TestOctetSets(t *testing.T) {
 	t.Parallel()
 	const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -174,15 +173,6 @@ func TestOctetSets(t *testing.T) {
 		u := &url.URL{Path: "/" + string([]byte{b})}
 		if got, want := pathKeeps(b), u.EscapedPath() == u.Path; got != want {
 			t.Errorf("pathKeeps(%q) = %v; net/url keeps it: %v", b, got, want)
-		}
-		if got, want := octets[b]&octFold != 0, strings.ToLower(string([]byte{b})) != string([]byte{b}) || b >= 0x80; got != want {
-			t.Errorf("octets[%q] folds: %v", b, got)
-		}
-		if got, want := octets[b]&octBadHost != 0, strings.IndexByte(` /\?#@`, b) >= 0; got != want {
-			t.Errorf("octets[%q] is no host's: %v", b, got)
-		}
-		if got, want := octets[b]&octColon != 0, b == ':'; got != want {
-			t.Errorf("octets[%q] starts a port: %v", b, got)
 		}
 	}
 }
@@ -214,12 +204,12 @@ func TestRequestPathEveryPosition(t *testing.T) {
 							esc.WriteByte(c)
 						}
 					}
-					if got := requestPath(in); got != esc.String() {
-						t.Errorf("requestPath(%q) = %q; want %q", in, got, esc.String())
+					if got := RequestPath(in); got != esc.String() {
+						t.Errorf("RequestPath(%q) = %q; want %q", in, got, esc.String())
 					}
 					for _, u := range []string{"https://example.com" + in, "HTTP://example.com" + in, "http://a" + in} {
-						if got := requestPath(u); got != esc.String() {
-							t.Errorf("requestPath(%q) = %q; want %q", u, got, esc.String())
+						if got := RequestPath(u); got != esc.String() {
+							t.Errorf("RequestPath(%q) = %q; want %q", u, got, esc.String())
 						}
 					}
 				}
@@ -242,11 +232,51 @@ func TestAuthorityEveryLength(t *testing.T) {
 				host := strings.Repeat(string(c), n)
 				for _, rest := range []string{"", "/p", "?q", ";r", "#f", "/a#b", "#/a"} {
 					u := scheme + host + rest
-					if got, want := requestPath(u), plainRequestPath(u); got != want {
-						t.Errorf("requestPath(%q) = %q; want %q", u, got, want)
+					if got, want := RequestPath(u), plainRequestPath(u); got != want {
+						t.Errorf("RequestPath(%q) = %q; want %q", u, got, want)
 					}
 				}
 			}
 		}
+	}
+}
+
+func TestPathOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"http://a.test", "/"},
+		{"http://a.test/", "/"},
+		{"http://a.test/a/b?x=1&y=%20", "/a/b?x=1&y=%20"},
+		{"http://a.test/a%2Fb", "/a%2Fb"},
+		{"http://a.test/a%2fb", "/a%2fb"},
+		{"http://a.test/a b", "/a%20b"},
+		{"http://a.test/caf%C3%A9", "/caf%C3%A9"},
+		{"http://a.test/café", "/caf%C3%A9"},
+		{"http://a.test/x?", "/x?"},
+		{"http://a.test//double", "//double"},
+		{"http://a.test/p;params?q", "/p;params?q"},
+		{"http://a.test/x#frag", "/x"},
+		{"http:opaque/path?q=1", "/opaque/path?q=1"},
+		{"http://a.test/?q=é", "/?q=%C3%A9"},
+	}
+	for _, tt := range tests {
+		u, err := url.Parse(tt.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.in, err)
+		}
+		if got := PathOf(u); got != tt.want {
+			t.Errorf("PathOf(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// A stale RawPath (Path changed by hand) is not trusted.
+	u, _ := url.Parse("http://a.test/a%2Fb")
+	u.Path = "/other"
+	if got := PathOf(u); got != "/other" {
+		t.Errorf("stale RawPath: %q", got)
+	}
+	// Opaque with an authority.
+	u = &url.URL{Scheme: "http", Host: "a.test", Opaque: "//a.test/o/p"}
+	if got := PathOf(u); got != "/o/p" {
+		t.Errorf("opaque authority: %q", got)
 	}
 }

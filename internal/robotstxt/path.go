@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file turns URLs into what robots.txt rules are matched against: the
 // path and query as sent, starting with '/', octets outside US-ASCII
@@ -11,28 +11,30 @@ import (
 	"unsafe"
 )
 
-// pathBufSize is the size of the stack buffers that hold a match path built
+// PathBufSize is the size of the stack buffers that hold a match path built
 // on the fly (a path that needs escaping or a leading '/'). Longer paths
 // still work; they cost one allocation.
-const pathBufSize = 512
+const PathBufSize = 512
 
-// pathOf returns what robots.txt rules are matched against for u: the path
+// PathOf returns what robots.txt rules are matched against for u: the path
 // and query as sent, starting with '/', non-ASCII octets percent-encoded.
 // It allocates only when the result is not already a string of u: to join a
 // query on, or to encode octets.
-func pathOf(u *url.URL) string {
+func PathOf(u *url.URL) string {
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
-		if p, ok := plainPath(u); ok {
+		if p, ok := PlainPath(u); ok {
 			return p
 		}
 	}
-	var buf [pathBufSize]byte
-	return string(appendPathOf(buf[:0], u))
+	var buf [PathBufSize]byte
+	return string(AppendPath(buf[:0], u))
 }
 
-// plainPath returns u's escaped path when it is already a string of u (the
-// common case), and false when it would have to be built.
-func plainPath(u *url.URL) (string, bool) {
+// PlainPath returns PathOf(u) for a URL without an opaque part and without
+// a query (the caller checks) when it is already a string of u, the common
+// case, without building anything; it returns false when the path would
+// have to be built (AppendPath builds it).
+func PlainPath(u *url.URL) (string, bool) {
 	switch {
 	case u.RawPath != "" && rawPathMatches(u.RawPath, u.Path):
 		return u.RawPath, true
@@ -46,11 +48,11 @@ func plainPath(u *url.URL) (string, bool) {
 	return "", false
 }
 
-// appendPathOf appends to dst exactly what pathOf returns for u. It does
+// AppendPath appends to dst exactly what PathOf returns for u. It does
 // not allocate when dst has room for the result, so the request hook can
 // build the path in a stack array; a longer result grows dst as append
 // does.
-func appendPathOf(dst []byte, u *url.URL) []byte {
+func AppendPath(dst []byte, u *url.URL) []byte {
 	start := len(dst)
 	if u.Opaque != "" {
 		// "http:opaque" sends Opaque as the request target; a "//host/p"
@@ -171,34 +173,34 @@ func unhex(c byte) byte {
 	return c - '0'
 }
 
-// pathOfRaw is pathOf for a string that may be an absolute URL or a bare
+// PathOfRaw is PathOf for a string that may be an absolute URL or a bare
 // path; ok is false for URLs of schemes robots.txt does not govern. Anything
-// that is not an absolute URL is read as Policy.Check reads it.
-func pathOfRaw(rawURL string) (string, bool) {
+// that is not an absolute URL is read as RequestPath reads it.
+func PathOfRaw(rawURL string) (string, bool) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
-		return requestPath(rawURL), true
+		return RequestPath(rawURL), true
 	}
 	if !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
 		return "", false
 	}
-	return pathOf(u), true
+	return PathOf(u), true
 }
 
-// requestPath extracts what robots.txt rules are matched against from a URL,
+// RequestPath extracts what robots.txt rules are matched against from a URL,
 // as the reference library does: the path (with ;params) and ?query, without
 // scheme, authority or #fragment, always starting with '/' ("/" when there is
 // no path). Octets outside US-ASCII are then percent-encoded.
-func requestPath(rawURL string) string {
+func RequestPath(rawURL string) string {
 	path, ready := pathSpan(rawURL)
 	if ready {
 		return path
 	}
-	var buf [pathBufSize]byte
+	var buf [PathBufSize]byte
 	return string(finishPath(buf[:0], path))
 }
 
-// pathSpan finds the part of rawURL that requestPath returns. ready is true
+// pathSpan finds the part of rawURL that RequestPath returns. ready is true
 // when that part is the answer as it is; otherwise finishPath must add the
 // leading '/' or escape octets.
 func pathSpan(rawURL string) (path string, ready bool) {
@@ -369,7 +371,7 @@ func escapeNonASCII(s string) string {
 	if i == len(s) {
 		return s
 	}
-	var buf [pathBufSize]byte
+	var buf [PathBufSize]byte
 	return string(appendNonASCIIEscaped(buf[:0], s))
 }
 

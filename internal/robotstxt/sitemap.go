@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file keeps a file's sitemaps: their URLs are stored in Policy.text
 // next to the patterns (one allocation for both), as references, once each

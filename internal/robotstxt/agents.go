@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 // This file chooses the groups that apply to a crawler: the parser's agent
 // tokens, sorted once, and the search for one token.
@@ -13,16 +13,16 @@ import (
 // one group of the line.
 type agentSel struct {
 	tok textRef
-	sel groupSel
+	sel Selection
 }
 
-// groupSel is the set of groups that apply to one product token, as
-// selectGroups resolves it: the group first when n is 1, else the n groups
+// Selection is the set of groups that apply to one product token, as
+// Select resolves it: the group first when n is 1, else the n groups
 // Policy.lists[first:first+n]. It is a small comparable value, so that a
 // caller asking one policy many questions for one token (the request hook)
 // can resolve the groups once and keep the result. It is meaningful only for
 // the Policy that made it. The zero value selects no group.
-type groupSel struct {
+type Selection struct {
 	first, n int32
 }
 
@@ -54,14 +54,14 @@ func (p *Policy) resolveAgents(globals []int32) {
 
 // listSel returns the selection of groups gs, moving a list of several to
 // Policy.lists.
-func (p *Policy) listSel(gs []int32) groupSel {
+func (p *Policy) listSel(gs []int32) Selection {
 	switch len(gs) {
 	case 0:
-		return groupSel{}
+		return Selection{}
 	case 1:
-		return groupSel{first: gs[0], n: 1}
+		return Selection{first: gs[0], n: 1}
 	}
-	sel := groupSel{first: int32(len(p.lists)), n: int32(len(gs))}
+	sel := Selection{first: int32(len(p.lists)), n: int32(len(gs))}
 	p.lists = append(p.lists, gs...)
 	return sel
 }
@@ -69,19 +69,19 @@ func (p *Policy) listSel(gs []int32) groupSel {
 // findAgent returns the groups naming userAgent, compared without regard to
 // ASCII case, and whether there are any. It does not allocate for tokens of
 // up to 64 bytes.
-func (p *Policy) findAgent(userAgent string) (groupSel, bool) {
+func (p *Policy) findAgent(userAgent string) (Selection, bool) {
 	if n := len(userAgent); n > 0 {
 		// agentBits.mayHold, by hand: a check asks on every call.
 		a, b := agentBits(n, userAgent[0], userAgent[n-1])
 		if p.agentBits[0]&a == 0 || p.agentBits[1]&b == 0 {
-			return groupSel{}, false
+			return Selection{}, false
 		}
 	}
 	return p.searchAgent(userAgent)
 }
 
 // searchAgent is findAgent past its filter.
-func (p *Policy) searchAgent(userAgent string) (groupSel, bool) {
+func (p *Policy) searchAgent(userAgent string) (Selection, bool) {
 	var buf [64]byte
 	key := bytesString(lowerASCII(buf[:0], userAgent))
 	if len(p.agents) >= manyAgents {
@@ -98,7 +98,7 @@ func (p *Policy) searchAgent(userAgent string) (groupSel, bool) {
 		}
 	}
 	if lo == len(p.agents) || p.token(p.agents[lo]) != key {
-		return groupSel{}, false
+		return Selection{}, false
 	}
 	return p.agents[lo].sel, true
 }
@@ -109,7 +109,7 @@ const manyAgents = 256
 
 // agentMap returns the map of agents, building it on first use. Its keys
 // are strings of p.text: only the map itself is allocated.
-func (p *Policy) agentMap() *map[string]groupSel {
+func (p *Policy) agentMap() *map[string]Selection {
 	if m := p.agentsByToken.Load(); m != nil {
 		return m
 	}
@@ -118,7 +118,7 @@ func (p *Policy) agentMap() *map[string]groupSel {
 	if m := p.agentsByToken.Load(); m != nil {
 		return m
 	}
-	m := make(map[string]groupSel, len(p.agents))
+	m := make(map[string]Selection, len(p.agents))
 	for _, a := range p.agents {
 		m[p.token(a)] = a.sel
 	}
@@ -135,10 +135,10 @@ func lowerASCII(dst []byte, s string) []byte {
 }
 
 // Groups returns the lines of the user-agent records that start the groups
-// applying to the product token token (see ProductToken and ValidToken),
-// and whether they name it (true) or are the "*" groups used as a fallback
-// (false), as they are for any string that is not a product token. No
-// lines means no group applies and everything is allowed.
+// applying to the product token token, and whether they name it (true) or
+// are the "*" groups used as a fallback (false), as they are for any
+// string that is not a product token. No lines means no group applies and
+// everything is allowed.
 func (p *Policy) Groups(token string) (lines []int, specific bool) {
 	if p == nil {
 		return nil, false
@@ -150,18 +150,19 @@ func (p *Policy) Groups(token string) (lines []int, specific bool) {
 	return lines, specific
 }
 
-// selectGroups resolves the groups that apply to token, once, for checkSel.
-// A nil *Policy selects nothing.
-func (p *Policy) selectGroups(token string) groupSel {
+// Select resolves the groups that apply to token (RFC 9309 §2.2.1; see
+// groupsFor), once, for any number of Decide calls. A nil *Policy selects
+// nothing.
+func (p *Policy) Select(token string) Selection {
 	if p == nil {
-		return groupSel{}
+		return Selection{}
 	}
 	sel, _ := p.groupsFor(token)
 	return sel
 }
 
 // groupAt returns the i-th group of sel (0 <= i < sel.n).
-func (p *Policy) groupAt(sel groupSel, i int32) int32 {
+func (p *Policy) groupAt(sel Selection, i int32) int32 {
 	if sel.n == 1 {
 		return sel.first
 	}
@@ -172,7 +173,7 @@ func (p *Policy) groupAt(sel groupSel, i int32) int32 {
 // every group naming it, merged; else every "*" group. A group that names
 // the agent but has no rules still replaces "*". The token is compared
 // case-insensitively and as given.
-func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
+func (p *Policy) groupsFor(userAgent string) (sel Selection, specific bool) {
 	if sel, ok := p.findAgent(userAgent); ok {
 		return sel, true
 	}
@@ -180,11 +181,11 @@ func (p *Policy) groupsFor(userAgent string) (sel groupSel, specific bool) {
 }
 
 // agentFilter summarises the tokens a file names in two words, one bit in
-// each per token (findAgent reads it): from its length and first octet, and from its length and
-// last octet, with bit 0x20 of both octets set (which folds ASCII case). A
-// token whose two bits are not both set is not named, which spares most
-// searches; with n tokens a search happens for about (n/64)² of the tokens
-// a file does not name.
+// each per token (findAgent reads it): from its length and first octet,
+// and from its length and last octet, with bit 0x20 of both octets set
+// (which folds ASCII case). A token whose two bits are not both set is not
+// named, which spares most searches; with n tokens a search happens for
+// about (n/64)² of the tokens a file does not name.
 type agentFilter [2]uint64
 
 // agentBits returns the bit of a token of n octets, the first and last

@@ -1,4 +1,4 @@
-package robotsext
+package robotstxt
 
 import (
 	"fmt"
@@ -48,10 +48,10 @@ func TestIndexShapesAgreeWithNaive(t *testing.T) {
 		"/private/caf\u00e9", "/private/caf%C3%A9/1", "/doc.pdf", "/FooBot-only/a", "/BarBot-only/a",
 		"/p3/", "/p3/ok", "/foo", "/only-7/", "/only-300/", long, long[:longLen], long + "x", "/l"}
 	for name, robots := range files {
-		p := ParsePolicy([]byte(robots))
+		p := parsePolicy([]byte(robots))
 		for _, ua := range []string{"FooBot", "BarBot", "botb", "botc", "Other"} {
 			for _, u := range urls {
-				got := p.Check(ua, u)
+				got := check(p, ua, u)
 				allowed, line := naiveCheck([]byte(robots), ua, u)
 				if got.Allowed != allowed || got.Line != line {
 					t.Errorf("%s: Check(%q, %.40q) = %v line %d; naive: %v line %d", name, ua, u, got.Allowed, got.Line, allowed, line)
@@ -68,7 +68,7 @@ func TestRuleAsWrittenAfterSharing(t *testing.T) {
 	long := "/" + strings.Repeat("z", longLen+5)
 	robots := "User-agent: A\nDisallow: /caf\u00e9\nDisallow: /x\nDisallow: " + long + "\n\n" +
 		"User-agent: B\nDisallow: /caf\u00e9\nDisallow: /x\nDisallow: " + long + "\n"
-	p := ParsePolicy([]byte(robots))
+	p := parsePolicy([]byte(robots))
 	for _, tc := range []struct {
 		ua, url, rule string
 		line          int
@@ -78,7 +78,7 @@ func TestRuleAsWrittenAfterSharing(t *testing.T) {
 		{"B", "/x", "/x", 8},
 		{"B", long, long, 9},
 	} {
-		if v := p.Check(tc.ua, tc.url); v.Allowed || v.Line != tc.line || v.Rule != tc.rule {
+		if v := check(p, tc.ua, tc.url); v.Allowed || v.Line != tc.line || v.Rule != tc.rule {
 			t.Errorf("Check(%q, %.20q) = %v, line %d, rule %.20q; want line %d, rule %.20q", tc.ua, tc.url, v.Allowed, v.Line, v.Rule, tc.line, tc.rule)
 		}
 	}
@@ -96,8 +96,8 @@ func TestConcurrentFirstChecks(t *testing.T) {
 		}
 	}
 	robots := []byte(b.String())
-	p := ParsePolicy(robots)
-	want := ParsePolicy(robots)
+	p := parsePolicy(robots)
+	want := parsePolicy(robots)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)
@@ -106,8 +106,8 @@ func TestConcurrentFirstChecks(t *testing.T) {
 			for i := range 200 {
 				g := (i + w) % 20
 				ua, u := "bot"+letters(g), fmt.Sprintf("/g%d/r%d/x", g, i%60)
-				if got := p.Check(ua, u); got != want.Check(ua, u) {
-					t.Errorf("Check(%q, %q) = %+v concurrently; %+v alone", ua, u, got, want.Check(ua, u))
+				if got := check(p, ua, u); got != check(want, ua, u) {
+					t.Errorf("Check(%q, %q) = %+v concurrently; %+v alone", ua, u, got, check(want, ua, u))
 					return
 				}
 			}
