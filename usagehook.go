@@ -39,8 +39,8 @@ func WithPurpose(purposes ...Purpose) Option {
 }
 
 // usageOf returns the preferences robots.txt states for path (in the form
-// requestPath returns) from the entry in force: none unless its robots.txt
-// was had and is applied.
+// robotstxt.RequestPath returns) from the entry in force: none unless its
+// robots.txt was had and is applied.
 func (e *Extension) usageOf(en *entry, path string) Usage {
 	p := en.policy.engine()
 	if en.override || en.outcome != OutcomeOK || !p.HasUsage() {
