@@ -8,6 +8,7 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
+// trimSpace cuts the white space isSpace reports from both ends of s.
 func trimSpace(s []byte) []byte {
 	for len(s) > 0 && isSpace(s[0]) {
 		s = s[1:]
@@ -31,6 +32,7 @@ func equalFold(s []byte, t string) bool {
 	return true
 }
 
+// lower folds an ASCII upper-case letter to lower case.
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
@@ -38,6 +40,7 @@ func lower(c byte) byte {
 	return c
 }
 
+// cutPrefixFold is bytes.CutPrefix comparing ASCII case-insensitively.
 func cutPrefixFold(s []byte, prefix string) ([]byte, bool) {
 	if len(s) < len(prefix) || !equalFold(s[:len(prefix)], prefix) {
 		return s, false

@@ -9,8 +9,11 @@ import (
 	"strings"
 )
 
+// hexDigits are the digits of a percent-encoding, upper case as RFC 3986
+// §2.1 recommends.
 const hexDigits = "0123456789ABCDEF"
 
+// isHex reports whether c is a hexadecimal digit, in either case.
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
@@ -114,6 +117,7 @@ func writeEscaped(w *strings.Builder, s []byte) {
 	w.Write(s[done:])
 }
 
+// upper folds an ASCII lower-case letter to upper case.
 func upper(c byte) byte {
 	if 'a' <= c && c <= 'z' {
 		return c - ('a' - 'A')

@@ -11,13 +11,16 @@ package robotstxt
 // pattern (priority 0) never disallows. Among equal priorities of one kind
 // the earliest line is reported.
 
-import (
-	"math/bits"
-)
+import "math/bits"
 
 // Match is the rule that decides a check, as Decide finds it, packed so
 // that the deciding match is the one of highest prec (see precOf), with
 // where its pattern is stored (for Written). The zero Match is no match.
+//
+// Its methods say what decided, as the reference matcher decides: only a
+// rule of positive priority decides, Allow wins a tie, and an empty
+// pattern (priority 0) never disallows. At most one of RobotsTxt, None and
+// Empty holds; when none does, a rule decided and Allow says which kind.
 //
 // It has three fields so that the compiler keeps it in registers: a caller
 // that reports more (the root package's Verdict, of some 120 bytes) builds
@@ -43,11 +46,6 @@ func precOf(prio int32, allow bool, line int32) uint64 {
 func (m Match) prio() int32 { return int32(m.prec>>33) - 1 }
 func (m Match) line() int32 { return int32(^uint32(m.prec)) }
 func (m Match) allow() bool { return m.prec&(1<<32) != 0 }
-
-// What decided a check, as the reference matcher decides: only a rule of
-// positive priority decides, Allow wins a tie, and an empty pattern
-// (priority 0) never disallows. Exactly one of RobotsTxt, None and Empty
-// holds, or none of them when a rule decided (then Allow says which kind).
 
 // RobotsTxt reports whether the path was /robots.txt itself, which RFC 9309
 // §2.2.2 always allows: no rule was looked at.
