@@ -49,7 +49,7 @@ func (m Match) allow() bool { return m.prec&(1<<32) != 0 }
 
 // RobotsTxt reports whether the path was /robots.txt itself, which RFC 9309
 // §2.2.2 always allows: no rule was looked at.
-func (m Match) RobotsTxt() bool { return m.prec == robotsTxtMatch.prec }
+func (m Match) RobotsTxt() bool { return m.prec == robotsTxtPrec }
 
 // None reports whether no rule matched, which allows the path.
 func (m Match) None() bool { return m.prec == 0 }
@@ -93,9 +93,9 @@ func (p *Policy) Check(token, rawURL string) Match {
 	return p.Decide(p.Select(token), path)
 }
 
-// robotsTxtMatch is what Decide returns for /robots.txt itself, which is
-// always allowed: no rule can have its precedence.
-var robotsTxtMatch = Match{prec: 1<<64 - 1}
+// robotsTxtPrec is the prec of the Match Decide returns for /robots.txt
+// itself, which is always allowed: no rule can have its precedence.
+const robotsTxtPrec = 1<<64 - 1
 
 // isRobotsTxt reports path == "/robots.txt", comparing words.
 func isRobotsTxt(path string) bool {
@@ -111,7 +111,7 @@ func isRobotsTxt(path string) bool {
 // question that needs a group builds its index).
 func (p *Policy) Decide(sel Selection, path string) Match {
 	if isRobotsTxt(path) {
-		return robotsTxtMatch
+		return Match{prec: robotsTxtPrec}
 	}
 	if p == nil {
 		return Match{}

@@ -37,7 +37,7 @@ const (
 )
 
 // utf8BOM is the byte order mark a file may start with.
-var utf8BOM = [3]byte{0xEF, 0xBB, 0xBF}
+const utf8BOM = "\xEF\xBB\xBF"
 
 // EachDirective splits body into lines exactly as the reference parser does
 // and calls fn, in file order, for every line that holds a "key: value"
