@@ -18,8 +18,16 @@ import "github.com/robotsext/robotsext/internal/robotstxt"
 // valid token. The first question that needs a group builds the group's
 // index.
 func (p *Policy) Check(token, rawURL string) (v Verdict) {
+	// robotstxt.RequestPath in its two steps, the path built in a stack
+	// buffer only when it must be; then the engine decides, and v is
+	// filled once from its Match.
+	path, ready := robotstxt.PathSpan(rawURL)
+	if !ready {
+		var buf [robotstxt.PathBufSize]byte
+		path = bytesString(robotstxt.FinishPath(buf[:0], path))
+	}
 	e := p.engine()
-	setVerdict(&v, e, e.Check(token, rawURL))
+	setVerdict(&v, e, e.Decide(e.Select(token), path))
 	if !isBareToken(token) && token != "*" {
 		v.TokenErr = ValidToken(token)
 	}

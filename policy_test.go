@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
 func TestCrawlDelay(t *testing.T) {
@@ -204,6 +206,20 @@ func TestZeroPolicy(t *testing.T) {
 		}
 		if n := p.memSize(); n < 0 || n > 1024 {
 			t.Errorf("memSize of an empty policy = %d", n)
+		}
+	}
+}
+
+// robotstxt.RequestPath and Check's own path extraction agree, and Check never
+// allocates for paths that fit its stack buffer.
+func TestCheckPathWithoutAllocation(t *testing.T) {
+	p := ParsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /a\n"))
+	for _, in := range []string{"/café", "café", "http://e.com/café#x", "//e.com/é", "e.com/x/é?é", "ftp://e.com/é", "http://e.com?é", "HTTPS://e.com/é"} {
+		if n := testing.AllocsPerRun(100, func() { _ = p.Check("FooBot", in) }); n != 0 {
+			t.Errorf("Check(%q) allocates %v times", in, n)
+		}
+		if got, want := p.Check("FooBot", in), p.checkPath("FooBot", robotstxt.RequestPath(in)); got != want {
+			t.Errorf("Check(%q) = %+v; checkPath(RequestPath) = %+v", in, got, want)
 		}
 	}
 }

@@ -53,9 +53,16 @@ func verdictOf(p *Policy, m Match) verdict {
 	return v
 }
 
-// check is p.Check read as a verdict.
+// check decides rawURL for token as the root package's Policy.Check does
+// (the path in two steps, built in a stack buffer when it must be), read
+// as a verdict.
 func check(p *Policy, token, rawURL string) verdict {
-	return verdictOf(p, p.Check(token, rawURL))
+	path, ready := PathSpan(rawURL)
+	if !ready {
+		var buf [PathBufSize]byte
+		path = bytesString(FinishPath(buf[:0], path))
+	}
+	return verdictOf(p, p.Decide(p.Select(token), path))
 }
 
 // decide is p.Decide read as a verdict.

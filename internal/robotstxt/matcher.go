@@ -74,25 +74,6 @@ func (m Match) Line() int {
 	return int(m.line())
 }
 
-// Check decides whether the crawler whose product token is token may fetch
-// rawURL, an absolute URL or a path with an optional ?query: it is
-// Decide(Select(token), RequestPath(rawURL)). Only the path and query are
-// compared; the fragment is ignored. The URL is not decoded; octets outside
-// US-ASCII are percent-encoded first. A string that is not a product token
-// is matched as given: it names no group, so the "*" groups decide.
-//
-// Check does not allocate for URLs of up to PathBufSize bytes after
-// encoding. The first question that needs a group builds the group's
-// index.
-func (p *Policy) Check(token, rawURL string) Match {
-	path, ready := pathSpan(rawURL)
-	if !ready {
-		var buf [PathBufSize]byte
-		path = bytesString(finishPath(buf[:0], path))
-	}
-	return p.Decide(p.Select(token), path)
-}
-
 // robotsTxtPrec is the prec of the Match Decide returns for /robots.txt
 // itself, which is always allowed: no rule can have its precedence.
 const robotsTxtPrec = 1<<64 - 1

@@ -192,22 +192,25 @@ func PathOfRaw(rawURL string) (string, bool) {
 // scheme, authority or #fragment, always starting with '/' ("/" when there is
 // no path). Octets outside US-ASCII are then percent-encoded.
 func RequestPath(rawURL string) string {
-	path, ready := pathSpan(rawURL)
+	path, ready := PathSpan(rawURL)
 	if ready {
 		return path
 	}
 	var buf [PathBufSize]byte
-	return string(finishPath(buf[:0], path))
+	return string(FinishPath(buf[:0], path))
 }
 
-// pathSpan finds the part of rawURL that RequestPath returns. ready is true
-// when that part is the answer as it is; otherwise finishPath must add the
-// leading '/' or escape octets.
-func pathSpan(rawURL string) (path string, ready bool) {
+// PathSpan finds the part of rawURL that RequestPath returns. ready is true
+// when that part is the answer as it is, a string of rawURL; otherwise
+// FinishPath must add the leading '/' or escape octets. It is RequestPath
+// in two steps, so that a caller that does not keep the path (the root
+// package's Policy.Check) builds it in a stack buffer, and only when it
+// must.
+func PathSpan(rawURL string) (path string, ready bool) {
 	rest := rawURL
 	switch {
 	case len(rest) > 0 && rest[0] == '/' && (len(rest) == 1 || rest[1] != '/'):
-		// A bare path, the common case for Check: no authority.
+		// A bare path, the common case for Policy.Check: no authority.
 	default:
 		if n := httpSchemeLen(rest); n > 0 {
 			k := authorityEnd(rest, n)
@@ -326,7 +329,7 @@ func endsAuthority(c byte) bool {
 	return c == '/' || c == '?' || c == ';' || c == '#'
 }
 
-// pathStart is the general form of pathSpan's search, for URLs that are
+// pathStart is the general form of PathSpan's search, for URLs that are
 // neither bare paths nor http(s): it returns where the path starts, or false
 // when there is none before a '#' (the path is then "/").
 func pathStart(rawURL string) (int, bool) {
@@ -352,9 +355,9 @@ func pathStart(rawURL string) (int, bool) {
 	return start + k, true
 }
 
-// finishPath appends path, as pathSpan found it, to dst in its final form:
+// FinishPath appends path, as PathSpan found it, to dst in its final form:
 // with a leading '/' and octets outside US-ASCII percent-encoded.
-func finishPath(dst []byte, path string) []byte {
+func FinishPath(dst []byte, path string) []byte {
 	if path[0] != '/' {
 		dst = append(dst, '/')
 	}

@@ -103,20 +103,6 @@ func TestAppendPathOfDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// RequestPath and Check's own path extraction agree, and Check never
-// allocates for paths that fit its stack buffer.
-func TestCheckPathWithoutAllocation(t *testing.T) {
-	p := parsePolicy([]byte("User-agent: *\nDisallow: /caf\u00e9\nAllow: /a\n"))
-	for _, in := range []string{"/café", "café", "http://e.com/café#x", "//e.com/é", "e.com/x/é?é", "ftp://e.com/é", "http://e.com?é", "HTTPS://e.com/é"} {
-		if n := testing.AllocsPerRun(100, func() { _ = p.Check("FooBot", in) }); n != 0 {
-			t.Errorf("Check(%q) allocates %v times", in, n)
-		}
-		if got, want := check(p, "FooBot", in), decide(p, p.Select("FooBot"), RequestPath(in)); got != want {
-			t.Errorf("Check(%q) = %+v; Decide(RequestPath) = %+v", in, got, want)
-		}
-	}
-}
-
 // FuzzPathOf compares PathOf and AppendPath with the plain form on any
 // URL net/url parses, and RequestPath with the general search.
 func FuzzPathOf(f *testing.F) {

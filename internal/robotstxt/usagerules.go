@@ -168,17 +168,17 @@ func (p *Policy) usageOfGroup(g int32) []usageRule {
 }
 
 // Usage returns the AI usage preferences robots.txt states for the crawler
-// whose product token is token at rawURL (as Check reads it): UsageFor the
-// groups Check would choose. Preferences concern only what may be
-// crawled: a URL Check disallows has none. A nil Policy states nothing.
+// whose product token is token at rawURL (read as RequestPath reads it):
+// UsageFor the groups Select chooses. Preferences concern only what may be
+// crawled: a path Decide disallows has none. A nil Policy states nothing.
 func (p *Policy) Usage(token, rawURL string) Usage {
 	if p == nil || len(p.usageLines) == 0 {
 		return Usage{}
 	}
-	path, ready := pathSpan(rawURL)
+	path, ready := PathSpan(rawURL)
 	if !ready {
 		var buf [PathBufSize]byte
-		path = bytesString(finishPath(buf[:0], path))
+		path = bytesString(FinishPath(buf[:0], path))
 	}
 	sel := p.Select(token)
 	if !p.Decide(sel, path).Allowed() {
