@@ -304,7 +304,7 @@ func TestDocsCitedTestsExist(t *testing.T) {
 // Example function of the module's packages and the nested modules'.
 func TestDocsExamplesShown(t *testing.T) {
 	t.Parallel()
-	dirs := []string{".", "backend", "backend/backendtest", "redisbackend", "robotsprom", "robotsotel"}
+	dirs := []string{".", "backend", "backend/backendtest", "redisbackend", "robotsprom", "robotsotel", "webbotauth"}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()
