@@ -230,7 +230,7 @@ func ExampleWithLogger() {
 			return a
 		},
 	}))
-	c := colly.NewCollector(colly.UserAgent("FooBot/1.0"))
+	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://example.com/bot)"))
 	robotsext.Apply(c, robotsext.WithLogger(logger), robotsext.WithFailMode(robotsext.FailClosed))
 	c.Visit(site.URL + "/x")
 	// Output:

@@ -25,4 +25,5 @@ func ExampleReasons() {
 	// backoff         can block: host paused (it asked for less): request refused
 	// nofollow        can block: link of a nofollow page
 	// rel_nofollow    can block: link marked rel="nofollow"
+	// identity        can block: the crawler's identity is not usable: request refused
 }

@@ -53,6 +53,8 @@ type Extension struct {
 	builtinWarned atomic.Bool  // the warning of Colly's own check was logged
 	marks         atomic.Int64 // pages marked so far (nofollow.go); 0: no request carries a mark
 
+	ident identityState // what the identity checks remember (identitycheck.go)
+
 	blockedMu sync.Mutex                                      // serializes OnBlocked registrations
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
 
@@ -121,6 +123,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	for _, msg := range cfg.ignored {
 		cfg.logger.Warn("robotsext: option adjusted: " + msg)
 	}
+	if cfg.signErr != nil {
+		cfg.logger.Warn("robotsext: every request is refused until WithWebBotAuth is given a usable key and URL", "error", cfg.signErr.Error())
+	}
 	if cfg.tokenGiven != cfg.token {
 		cfg.logger.Warn("robotsext: WithUserAgent takes a product token; using the token found in the value",
 			"given", cfg.tokenGiven, "token", cfg.token)
@@ -158,8 +163,10 @@ func (e *Extension) Attach(c *colly.Collector) {
 		return
 	}
 	c.IgnoreRobotsTxt = true
+	e.attachIdentity(c) // identitycheck.go: warnings, and the gate that refuses an unidentifiable crawl
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
+	e.attachSigning(c) // webbotauth.go: each request signed at the wire, after its pace
 	c.OnResponseHeaders(e.onResponseHeaders)
 	c.OnResponse(e.onResponse)
 	if e.cfg.relNofollow {

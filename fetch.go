@@ -21,6 +21,7 @@ import (
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
+	"github.com/robotsext/robotsext/webbotauth"
 )
 
 // Sentinel errors, for errors.Is.
@@ -170,6 +171,9 @@ func FetchRobots(ctx context.Context, rawURL string, opts ...Option) (*Robots, e
 		return nil, err
 	}
 	cfg := newConfig(opts)
+	if cfg.signErr != nil {
+		return nil, cfg.signErr
+	}
 	hdr := cloneHeader(cfg.headers)
 	if hdr.Get("User-Agent") == "" {
 		ua := cfg.token
@@ -270,6 +274,7 @@ func (cfg *config) newFetcher() *fetcher {
 		f.client = &http.Client{Transport: f.owned}
 	}
 	f.client.CheckRedirect = robotsRedirect
+	f.client.Transport = cfg.signTransport(f.client.Transport) // webbotauth.go
 	return f
 }
 
@@ -353,7 +358,7 @@ func isLocalError(err error) bool {
 			return true
 		}
 	}
-	return false
+	return errors.Is(err, webbotauth.ErrSign) // WithWebBotAuth could not sign: nothing was sent
 }
 
 // dropped are request headers the fetch manages itself.

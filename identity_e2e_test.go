@@ -393,7 +393,12 @@ func TestIssue9UserAgentFormsPickTheirGroup(t *testing.T) {
 				!slices.Equal(anySlice(fetched[0]["group_lines"]), []any{groupLine}) {
 				t.Errorf("fetch records %v, want one with token %s and group_lines [%v]", fetched, tt.token, groupLine)
 			}
-			if w := log.atLevel(t, slog.LevelWarn); len(w) != 0 {
+			// Colly's default User-Agent gets the one warning due to a
+			// framework's default token (issue 36); the others none.
+			w := log.atLevel(t, slog.LevelWarn)
+			if tt.ua == "" && (len(w) != 1 || w[0]["token"] != "colly" || !strings.Contains(fmt.Sprint(w[0]["msg"]), "framework's default")) {
+				t.Errorf("warnings %v, want one about Colly's default token", w)
+			} else if tt.ua != "" && len(w) != 0 {
 				t.Errorf("unexpected warnings %v", w)
 			}
 		})
@@ -456,7 +461,8 @@ func TestIssue9WithUserAgentReduced(t *testing.T) {
 // TestIssue9BrowserUserAgentWarnsOnce crawls with a browser's User-Agent,
 // which names no crawler: only the "*" group applies (its Disallow and its
 // Crawl-delay; the named crawlers' directories are fetched), and one Warn
-// record says so, however many requests are made.
+// record says so, however many requests are made; one other says once
+// that it carries no contact (issue 36).
 func TestIssue9BrowserUserAgentWarnsOnce(t *testing.T) {
 	t.Parallel()
 	const ua = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"
@@ -497,10 +503,11 @@ func TestIssue9BrowserUserAgentWarnsOnce(t *testing.T) {
 	minGap, minSent := accCheckGaps(t, s.all(), 50*time.Millisecond)
 	t.Logf("%d requests, smallest gap %v at the server, %v as sent (\"*\" Crawl-delay 50ms)", len(s.all()), minGap, minSent)
 	warns := log.atLevel(t, slog.LevelWarn)
-	if len(warns) != 1 || !strings.Contains(fmt.Sprint(warns[0]["msg"]), "WithUserAgent") || warns[0]["user_agent"] != ua {
-		t.Errorf("warnings %v, want exactly one saying to set WithUserAgent", warns)
+	if len(warns) != 2 || !strings.Contains(fmt.Sprint(warns[0]["msg"]), "no contact") ||
+		!strings.Contains(fmt.Sprint(warns[1]["msg"]), "WithUserAgent") || warns[1]["user_agent"] != ua {
+		t.Errorf("warnings %v, want one about the missing contact, then exactly one saying to set WithUserAgent", warns)
 	} else {
-		t.Logf("the warning: %v", warns[0]["msg"])
+		t.Logf("the warning: %v", warns[1]["msg"])
 	}
 	for _, r := range log.records(t) {
 		if r["msg"] == "robotsext: fetched robots.txt" && (r["token"] != noToken || r["group_specific"] != false) {

@@ -2,6 +2,7 @@ package robotsext
 
 import (
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/webbotauth"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -94,6 +95,13 @@ type config struct {
 	localRetryWait   time.Duration    // localRetryWait; tests shorten it
 	backend          backend.Backend  // shared state; nil: the Extension's own
 	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
+
+	// Who the crawler is: WithStrictIdentity (identitycheck.go), and
+	// WithWebBotAuth's signer, or why its key or URL cannot be used
+	// (webbotauth.go; wraps ErrIdentity). A nil signer signs nothing.
+	strictIdentity bool
+	signer         *webbotauth.Signer
+	signErr        error
 
 	// The back-off (backoff.go): the first pause without Retry-After, its
 	// cap, the bound of a request's wait (0: the defaults), and off.

@@ -117,6 +117,9 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 		if d, ok := err.(*DeferredRedirectError); ok {
 			e.deferred(d, via[0], hops)
 		}
+		if err == nil {
+			err = e.signHop(req) // webbotauth.go: the hop's own signature, after its pace
+		}
 		return err
 	}
 }

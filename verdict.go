@@ -68,6 +68,11 @@ const (
 	// ReasonRelNofollow: the request is a link its page marks only with
 	// rel="nofollow" (WithRelNofollow). Verdict.Page is the page.
 	ReasonRelNofollow
+	// ReasonIdentity: the crawler cannot say who it is. Its User-Agent
+	// fails CheckIdentity under WithStrictIdentity, or the
+	// WithWebBotAuth key cannot sign; Verdict.Err says which, and wraps
+	// ErrIdentity.
+	ReasonIdentity
 )
 
 // reasons describes each Reason once: its prose for String, and its
@@ -95,6 +100,7 @@ var reasons = [...]struct {
 	ReasonBackoff:       {"host paused (it asked for less): request refused", "backoff", false, true},
 	ReasonNofollow:      {"link of a nofollow page", "nofollow", false, true},
 	ReasonRelNofollow:   {"link marked rel=\"nofollow\"", "rel_nofollow", false, true},
+	ReasonIdentity:      {"the crawler's identity is not usable: request refused", "identity", false, true},
 }
 
 // String returns a short human-readable description of r.

@@ -64,7 +64,7 @@
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
 // unauthorized, override, not_applicable, local_error, usage, backoff,
-// nofollow, rel_nofollow (one per
+// nofollow, rel_nofollow, identity (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //

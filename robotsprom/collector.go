@@ -62,7 +62,7 @@
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
 // unauthorized, override, not_applicable, local_error, usage, backoff, nofollow,
-// rel_nofollow (one per
+// rel_nofollow, identity (one per
 // robotsext.Reason, not Reason.String's prose). Each label value a
 // counter can take is reported from the start, at 0, so that rate() and
 // increase() see its first increment.

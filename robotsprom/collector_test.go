@@ -48,6 +48,7 @@ robotsext_allowed_total{reason="unreachable"} 0
 # TYPE robotsext_blocked_total counter
 robotsext_blocked_total{reason="backoff"} 0
 robotsext_blocked_total{reason="disallow_rule"} 2
+robotsext_blocked_total{reason="identity"} 0
 robotsext_blocked_total{reason="local_error"} 0
 robotsext_blocked_total{reason="nofollow"} 0
 robotsext_blocked_total{reason="rel_nofollow"} 0
@@ -225,7 +226,7 @@ func TestUnknownReason(t *testing.T) {
 		got[pb.GetLabel()[0].GetValue()] = pb.GetCounter().GetValue()
 	}
 	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0,
-		"nofollow": 0, "rel_nofollow": 0, "reason_200": 7}
+		"nofollow": 0, "rel_nofollow": 0, "identity": 0, "reason_200": 7}
 	if len(got) != len(want) {
 		t.Errorf("series %v, want %v", got, want)
 	}

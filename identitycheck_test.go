@@ -1,0 +1,230 @@
+package robotsext
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gocolly/colly/v2"
+)
+
+func TestCheckIdentity(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ua                            string
+		token                         string
+		noToken, isDefault, noContact bool
+	}{
+		{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", "FooBot", false, false, false},
+		{"FooBot/1.0 (+http://foo.test/bot.html)", "FooBot", false, false, false},
+		{"FooBot/1.0 (crawler-ops@foo.test)", "FooBot", false, false, false},
+		{"FooBot/1.0 (mailto:Ops.Team+bot@mail.foo.test)", "FooBot", false, false, false},
+		{"FooBot/1.0 (HTTPS://FOO.TEST)", "FooBot", false, false, false},
+		{"FooBot/1.0", "FooBot", false, false, true},
+		{"FooBot/1.0 (+www.foo.test/bot)", "FooBot", false, false, true}, // no scheme: not a URL
+		{"FooBot/1.0 (https://)", "FooBot", false, false, true},
+		{"FooBot/1.0 (me@localhost)", "FooBot", false, false, true},
+		{"FooBot/1.0 (@foo.test)", "FooBot", false, false, true},
+		{"FooBot/1.0 (a@b.c1)", "FooBot", false, false, true},
+		{"colly - https://github.com/gocolly/colly", "colly", false, true, false},
+		{"Go-http-client/1.1", "Go-http-client", false, true, true},
+		{"robotsext", "robotsext", false, true, true},
+		{"ROBOTSEXT/2 (+https://me.test)", "ROBOTSEXT", false, true, false},
+		{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36", "", true, false, true},
+		{"", "", true, false, true},
+	}
+	for _, tt := range tests {
+		err := CheckIdentity(tt.ua)
+		if !tt.noToken && !tt.isDefault && !tt.noContact {
+			if err != nil {
+				t.Errorf("CheckIdentity(%q) = %v, want nil", tt.ua, err)
+			}
+			continue
+		}
+		var ie *IdentityError
+		if !errors.As(err, &ie) || !errors.Is(err, ErrIdentity) {
+			t.Errorf("CheckIdentity(%q) = %v, want an *IdentityError", tt.ua, err)
+			continue
+		}
+		if ie.UserAgent != tt.ua || ie.Token != tt.token || ie.NoToken != tt.noToken || ie.DefaultToken != tt.isDefault || ie.NoContact != tt.noContact {
+			t.Errorf("CheckIdentity(%q) = %+v", tt.ua, ie)
+		}
+		msg := err.Error()
+		if tt.noContact && !strings.Contains(msg, "contact") || !strings.Contains(msg, recommendedUA) ||
+			tt.isDefault && !strings.Contains(msg, "default") {
+			t.Errorf("CheckIdentity(%q): %s", tt.ua, msg)
+		}
+	}
+}
+
+// identityLog collects the Warn records of one Extension.
+type identityLog struct {
+	mu   sync.Mutex
+	recs []string
+}
+
+func (l *identityLog) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+}
+
+func (l *identityLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recs = append(l.recs, strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+func (l *identityLog) matching(sub string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, r := range l.recs {
+		if strings.Contains(r, sub) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestIdentityWarnings applies an Extension to collectors with each kind
+// of User-Agent, and attaches a second one of the same kind: a contact-less
+// User-Agent gets one "contact" record showing the recommended form, a
+// framework's default token one record naming it, a User-Agent with a
+// token and a contact neither; each once per Extension, whatever is
+// attached.
+func TestIdentityWarnings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, ua        string
+		contact, deflt  bool
+		attachedUA      string
+		attachedContact bool
+	}{
+		{"identifiable", "Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", false, false, "FooBot/2.0 (ops@foo.test)", false},
+		{"no contact", "FooBot/1.0", true, false, "FooBot/1.1", true},
+		{"colly's default", "", false, true, "", false},
+		{"Go's default", "Go-http-client/1.1", true, true, "", true},
+		{"empty", "-", true, true, "", true}, // robots.txt is asked for as "robotsext"
+		{"later collector without contact", "FooBot/1.0 (+https://foo.test/bot)", false, false, "FooBot/1.0", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var log identityLog
+			c := colly.NewCollector()
+			if tt.ua != "" {
+				c.UserAgent = strings.Trim(tt.ua, "-")
+			}
+			e := Apply(c, WithLogger(log.logger()))
+			d := colly.NewCollector()
+			if tt.attachedUA != "" {
+				d.UserAgent = tt.attachedUA
+			}
+			e.Attach(d)
+			e.Attach(c.Clone())
+			contact := log.matching("carries no contact")
+			deflt := log.matching("framework's default")
+			if len(contact) != map[bool]int{true: 1}[tt.contact || tt.attachedContact] {
+				t.Errorf("contact records %q", contact)
+			}
+			if len(deflt) != map[bool]int{true: 1}[tt.deflt] {
+				t.Errorf("default-token records %q", deflt)
+			}
+			for _, r := range contact {
+				if !strings.Contains(r, "contact") || !strings.Contains(r, recommendedUA) {
+					t.Errorf("record %s does not show the recommended form", r)
+				}
+				t.Logf("%s", r)
+			}
+			for _, r := range deflt {
+				t.Logf("%s", r)
+			}
+		})
+	}
+}
+
+// strictSite is a site that counts what reaches it.
+type strictSite struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits []string
+}
+
+func newStrictSite(t *testing.T) *strictSite {
+	s := &strictSite{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits = append(s.hits, r.URL.Path+" "+r.UserAgent())
+		s.mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *strictSite) seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.hits...)
+}
+
+// TestStrictIdentity crawls under WithStrictIdentity: while the
+// User-Agent is Colly's default nothing reaches the site, robots.txt
+// included, and each request reaches OnBlocked with ReasonIdentity and
+// the IdentityError; once the User-Agent is fixed the crawl goes out. In
+// shadow mode the same requests are reported and sent.
+func TestStrictIdentity(t *testing.T) {
+	t.Parallel()
+	for _, shadow := range []bool{false, true} {
+		t.Run(fmt.Sprint("shadow=", shadow), func(t *testing.T) {
+			t.Parallel()
+			s := newStrictSite(t)
+			c := colly.NewCollector()
+			opts := []Option{WithStrictIdentity(), WithLogger(slog.New(slog.DiscardHandler))}
+			if shadow {
+				opts = append(opts, WithShadowMode())
+			}
+			e := Apply(c, opts...)
+			var mu sync.Mutex
+			var refused []Verdict
+			e.OnBlocked(func(r *colly.Request, v Verdict) {
+				mu.Lock()
+				refused = append(refused, v)
+				mu.Unlock()
+			})
+			c.Visit(s.URL + "/a")
+			c.Visit(s.URL + "/b")
+			if got := s.seen(); !shadow && len(got) != 0 || shadow && len(got) != 3 {
+				t.Errorf("the site saw %q", got)
+			}
+			if len(refused) != 2 || refused[0].Reason != ReasonIdentity || !errors.Is(refused[0].Err, ErrIdentity) {
+				t.Fatalf("OnBlocked saw %+v", refused)
+			}
+			var ie *IdentityError
+			if !errors.As(refused[0].Err, &ie) || ie.Token != "colly" || !ie.DefaultToken {
+				t.Errorf("Err %v", refused[0].Err)
+			}
+			if n := e.Stats().Blocked[ReasonIdentity]; n != 2 {
+				t.Errorf("Stats.Blocked[identity] = %d", n)
+			}
+			c.UserAgent = "Mozilla/5.0 (compatible; FooBot/1.0; +https://foo.test/bot)"
+			c.Visit(s.URL + "/c")
+			got := s.seen()
+			if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], "/c Mozilla/5.0 (compatible; FooBot") || len(refused) != 2 {
+				t.Errorf("after the fix the site saw %q; OnBlocked %d", got, len(refused))
+			}
+		})
+	}
+}
