@@ -81,3 +81,23 @@ func ExampleWithWebBotAuth() {
 	// / sig1=("@method" "@authority" "@path" "signature-agent";key="sig1")
 	//   Signature-Agent: sig1="https://example.com/.well-known/http-message-signatures-directory"
 }
+
+// The From header (RFC 9110 §10.1.2) names a person responsible for the
+// crawler. Set it on the collector: its pages and its robots.txt
+// requests carry it.
+func Example_fromHeader() {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Println(r.URL.Path, "From:", r.Header.Get("From"))
+	}))
+	defer site.Close()
+
+	c := colly.NewCollector(
+		colly.UserAgent("Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"),
+		colly.Headers(map[string]string{"From": "crawler-ops@example.com"}),
+	)
+	robotsext.Apply(c)
+	c.Visit(site.URL + "/")
+	// Output:
+	// /robots.txt From: crawler-ops@example.com
+	// / From: crawler-ops@example.com
+}
