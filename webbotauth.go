@@ -37,9 +37,10 @@ import (
 // as the request goes on the wire, after the pace), each retry and each
 // redirect hop with a signature of its own (fresh created and nonce, the
 // hop's own authority), the robots.txt requests of Apply, Check and
-// FetchRobots, http as well as https. Each signature costs one Ed25519
-// signature, some 25 µs; without the option nothing is added. See
-// package webbotauth for what the signature covers.
+// FetchRobots, http as well as https. A request costs one Ed25519
+// signature (BenchmarkSign: tens of microseconds); without the option
+// nothing is added. See package webbotauth for what the signature
+// covers, and docs/identity.md for the draft version followed.
 //
 // The hooks Attach installs do the signing, so any transport or proxy
 // (c.WithTransport, c.SetProxy) works, set before or after Apply. Two
