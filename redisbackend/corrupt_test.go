@@ -62,7 +62,7 @@ func TestCorruptPaceCrawl(t *testing.T) {
 			b := New(c, WithPrefix(prefix), WithHeartbeat(-1))
 			sites := []*site{newSite(t, testDelay, false), newSite(t, testDelay, false)}
 			var logs logBuffer
-			col := colly.NewCollector(colly.UserAgent("fleetbot/1.0 (worker corrupt)"))
+			col := colly.NewCollector(colly.UserAgent("fleetbot/1.0 (worker corrupt; +https://fleet.test/bot)"))
 			ext := robotsext.Apply(col, robotsext.WithBackend(b), robotsext.WithLogger(logs.logger()))
 			// robots.txt first: its request is the host's first start,
 			// written to the pace key; the bad value comes after it, in
