@@ -77,7 +77,7 @@ func main() {
 	defer theirs.srv.Close()
 	ourHost := hostOf(ours.srv.URL)
 
-	c := colly.NewCollector(colly.UserAgent("ShopAuditBot/1.0"))
+	c := colly.NewCollector(colly.UserAgent("ShopAuditBot/1.0 (+https://example.com/audit-bot)"))
 	// Exact host (with its port here, as both demo sites share 127.0.0.1);
 	// "*.example.com" patterns are accepted too.
 	ext := robotsext.Apply(c, robotsext.WithOverride(ourHost))

@@ -33,7 +33,7 @@ func main() {
 	defer site.Close()
 	base = site.URL
 
-	c := colly.NewCollector()
+	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; MapBot/1.0; +https://example.com/bot)"))
 	ext := robotsext.Apply(c)
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 		fmt.Printf("BLOCKED  %-22s %s (line %d: %q)\n", r.URL.Path, v.Reason, v.Line, v.Rule)
