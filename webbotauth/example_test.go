@@ -124,3 +124,28 @@ MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=
 	// Output:
 	// poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U
 }
+
+// A directory can also be published as a static file: JWKS is the body
+// the handler serves (without the response's signatures). Here the public
+// half of the RFC 9421 test key, listed until the end of 2027.
+func ExampleDirectory_JWKS() {
+	block, _ := pem.Decode([]byte(`-----BEGIN PUBLIC KEY-----
+MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=
+-----END PUBLIC KEY-----`))
+	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := webbotauth.NewDirectory(webbotauth.Key{
+		Public:   pub.(ed25519.PublicKey),
+		NotAfter: time.Date(2028, 1, 1, 0, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(dir.JWKS(time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC))))
+	fmt.Println(string(dir.JWKS(time.Date(2028, 6, 1, 0, 0, 0, 0, time.UTC))))
+	// Output:
+	// {"keys":[{"kty":"OKP","crv":"Ed25519","kid":"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","use":"sig","exp":1830297600}]}
+	// {"keys":[]}
+}
