@@ -9,6 +9,13 @@
 // a Dictionary field (the "key" parameter), and the "req" parameter of a
 // response. Other component parameters ("sf", "bs", "tr", "name") are
 // refused with ErrUnsupported.
+//
+// It is written here rather than taken from a library because the one
+// evaluated, github.com/remitly-oss/httpsig-go v1.2.0, does not fit Web
+// Bot Auth: it ignores the "key" parameter (so "signature-agent";key="sig1"
+// would cover the whole field), takes @authority from Request.Host (empty
+// on a client's request, and not normalized) and @path from the decoded
+// path, and builds @target-uri without its '?'.
 package httpsig
 
 import (
