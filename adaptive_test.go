@@ -37,8 +37,7 @@ func TestAdaptivePace(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"))
-	ext := Apply(c, quiet(), WithClock(clk.now), WithAdaptivePace(1), WithoutBackoff())
-	ext.pacer.sleep = clk.sleep
+	ext := Apply(c, quiet(), WithClock(clk.now), withSleep(clk.sleep), WithAdaptivePace(1), WithoutBackoff())
 	n := 0
 	phase := func(l time.Duration, s, pages int) (rate float64, delay time.Duration) {
 		mu.Lock()
@@ -97,8 +96,7 @@ func TestAdaptivePaceFloorAndCap(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"))
-			ext := Apply(c, append([]Option{quiet(), WithClock(clk.now), WithAdaptivePace(2)}, tc.opts...)...)
-			ext.pacer.sleep = clk.sleep
+			ext := Apply(c, append([]Option{quiet(), WithClock(clk.now), withSleep(clk.sleep), WithAdaptivePace(2)}, tc.opts...)...)
 			for i := range 4 {
 				_ = c.Visit(fmt.Sprintf("%s/p/%d", srv.URL, i))
 			}

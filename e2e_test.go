@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pacing"
 )
 
 // End-to-end tests: real Colly collectors against httptest servers on
@@ -552,7 +553,7 @@ func TestE2ECrawlDelayReachesPacer(t *testing.T) {
 		t.Errorf("CrawlDelaysClamped %d", st.CrawlDelaysClamped)
 	}
 	rules := e.LimitRules()
-	if len(rules) != 1 || !regexp.MustCompile(rules[0].DomainRegexp).MatchString(u.Host) || rules[0].Delay != defaultMaxCrawlDelay {
+	if len(rules) != 1 || !regexp.MustCompile(rules[0].DomainRegexp).MatchString(u.Host) || rules[0].Delay != pacing.DefaultMaxDelay {
 		t.Errorf("LimitRules %+v", rules)
 	}
 }

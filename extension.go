@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
 
 	"github.com/gocolly/colly/v2"
@@ -38,9 +39,9 @@ type Extension struct {
 	cache    *lru
 	flights  singleflight.Group // one robots.txt fetch per origin at a time
 	refetch  refetches          // robots.txt requests on the wire, for Forget (refetch.go)
-	pacer    *pacer
-	pauses   hostPauses   // the hosts that asked for less (backoff.go)
-	adaptive adaptivePace // WithAdaptivePace (adaptive.go)
+	pacer    *pacing.Pacer      // each host's Crawl-delay pace (delay.go); read-only after Apply
+	pauses   *pacing.Backoff    // the hosts that asked for less (backoff.go); read-only after Apply
+	adaptive *pacing.Adaptive   // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
 	id       identity // the product token, derived once per User-Agent
 	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
@@ -96,25 +97,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		urls:    whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
 	e.fetcher.keepBody = cfg.backend != nil // records carry the raw body
-	e.pacer = newPacer(cfg.maxCrawlDelay, cfg.logger)
-	e.pacer.now = cfg.now // fetchedAt values come from this clock
-	e.pacer.backend = cfg.backend
-	e.pacer.onErr = e.backendFailed
-	e.pacer.backendUp = e.backendUp
-	e.pacer.recovering = e.backendRecovering
-	e.pacer.observe = e.stats.paceWaits.observe
-	if s, ok := cfg.backend.(backend.Starter); ok && s != nil {
-		e.pacer.starter = s
-		if h, ok := s.(backend.Claimer); ok {
-			e.pacer.claimer = h
-		}
-	}
+	e.newPacing()
 	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
 		e.purging = true
-	}
-	e.adaptive.target = cfg.adaptiveTarget
-	if p, ok := cfg.backend.(backend.Pauser); ok && p != nil && !cfg.backoffOff {
-		e.pauses.pauser, e.pauses.tokPrefix = p, newTokenPrefix()
 	}
 	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
 	for _, p := range cfg.badOverrides {
@@ -297,11 +282,11 @@ func (e *Extension) Sitemaps(rawURL string) ([]string, error) {
 func (e *Extension) Stats() Stats {
 	s := e.stats.snapshot()
 	s.Origins, s.CacheBytes, s.Evictions = e.cache.counts()
-	s.CrawlDelaysClamped = e.pacer.clamped()
-	s.BackendAnomalies = e.pacer.nanomalies.Load()
+	s.CrawlDelaysClamped = e.pacer.Clamped()
+	s.BackendAnomalies = e.pacer.Anomalies()
 	s.HeldNow = e.held.Load()
 	s.Fallback = e.cfg.backend != nil && !e.backendUp()
-	e.pauses.stats(&s)
+	backoffStats(&s, e.pauses.Counts())
 	return s
 }
 
@@ -310,7 +295,7 @@ func (e *Extension) Stats() Stats {
 // matches exactly that host, Parallelism is 1 and Delay the (capped)
 // delay. They are for inspection: the Extension enforces the pace itself
 // from its OnRequest hook and does not register them with the collector.
-func (e *Extension) LimitRules() []colly.LimitRule { return e.pacer.rules() }
+func (e *Extension) LimitRules() []colly.LimitRule { return limitRules(e.pacer.Rules()) }
 
 // context returns the context of the collector given to Apply, or
 // Background.

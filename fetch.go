@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 	"github.com/robotsext/robotsext/webbotauth"
@@ -629,7 +630,7 @@ func secondsDuration(n int64) time.Duration {
 // retryAfter reads Retry-After: delay seconds or an HTTP date, capped at
 // maxBackoff either way (a number too large for int64 is capped too).
 func retryAfter(v string, now time.Time) time.Duration {
-	if d, ok := parseRetryAfter(v, now); ok {
+	if d, ok := pacing.ParseRetryAfter(v, now); ok {
 		return min(d, maxBackoff)
 	}
 	return 0

@@ -84,7 +84,7 @@ func (e *Extension) hold(ctx context.Context, o origin, decidePath func(*entry) 
 			return v, true
 		}
 		if d := next.Sub(now); d > 0 {
-			if err := e.pacer.sleep(ctx, d); err != nil { // the clock tests move
+			if err := e.cfg.sleep(ctx, d); err != nil { // the clock tests move
 				return v, false
 			}
 		}

@@ -94,12 +94,9 @@ func holdCrawlClock(t *testing.T, s *accSite, async bool, pages []string, clk *s
 	c, client := accCollector(t, "AcmeBot/2.1")
 	c.Async = async
 	if clk != nil {
-		opts = append(opts, WithClock(clk.now))
+		opts = append(opts, WithClock(clk.now), withSleep(clk.sleep))
 	}
 	ext := Apply(c, append([]Option{client}, opts...)...)
-	if clk != nil {
-		ext.pacer.sleep = clk.sleep // before the first request
-	}
 	var mu sync.Mutex
 	blocked := map[string][]Verdict{}
 	ext.OnBlocked(func(r *colly.Request, v Verdict) {

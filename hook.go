@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -59,7 +60,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
-	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
+	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.host) { // backoff.go
 		return
 	}
 	e.stats.decided(v)
@@ -72,25 +73,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
-	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
-		return // the context ended and Colly fails the request
-	}
-	_ = e.pacer.waitFor(ctx, o.host, r) // on error the context ended and Colly fails the request
-}
-
-// admitted waits while r's host is paused (backoff.go). It returns false
-// when r is refused instead (it would have waited longer than
-// WithBackoffWait): r is then aborted, counted and reported to OnBlocked
-// with a ReasonBackoff Verdict.
-func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string) bool {
-	v, ok := e.backoffGate(ctx, host, r)
-	if ok || v.Reason != ReasonBackoff {
-		return true // on ctx's end Colly fails the request
-	}
-	e.stats.decided(v)
-	r.Abort()
-	e.blocked(ctx, r, v)
-	return false
+	e.pace(ctx, r, o.host) // delay.go
 }
 
 // warnBuiltin says, once per Extension, that Colly's own robots.txt check
@@ -113,7 +96,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 		e.stats.cancelled.Add(1)
 		return
 	}
-	if v.Allowed && e.pauses.active.Load() != 0 && !e.admitted(ctx, r, o.host) {
+	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.host) {
 		return
 	}
 	e.stats.decided(v)
@@ -126,61 +109,65 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 			return
 		}
 	}
-	if e.adaptive.on() && e.adaptiveWait(ctx, o.host) != nil {
-		return // the context ended and Colly fails the request
-	}
-	_ = e.pacer.waitFor(ctx, o.host, r)
+	e.pace(ctx, r, o.host)
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
-// own LimitRules, just before the request is sent. A request whose host
-// was paused while it waited for its LimitRule slot goes back to the
-// OnRequest hook's wait (backoff.go); the pacer's gate keeps the host's
-// delay at the wire here (gate.go).
+// own LimitRules, just before the request is sent. The adaptive pace
+// notes the start; a request whose host was paused while it waited for
+// its LimitRule slot goes back to the OnRequest hook's wait (backoff.go);
+// the pacer's gate keeps the host's delay at the wire.
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
 	}
-	if e.adaptive.on() {
-		e.adaptiveSent(r)
+	if e.adaptive.On() {
+		e.adaptive.Sent(r)
 	}
-	if e.pauses.active.Load() != 0 && !e.backoffWire(c, r) {
+	if e.pauses.Active() && !e.backoffWire(c, r) {
 		return
 	}
-	if e.pacer.npaced.Load() == 0 {
+	if !e.pacer.Paced() {
 		return
 	}
 	o, err := originOf(r.URL)
 	if err != nil {
 		return
 	}
-	_ = e.pacer.gate(contextOf(c), o.host, r, r.URL)
+	_ = e.pacer.Gate(contextOf(c), o.host, r, r.URL)
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its back-off reads the answer (backoff.go), its claim (and
-// its fleet-wide claim, with a Claimer) ends and the delay counts from now.
+// answered, so its back-off reads the answer, the adaptive pace its
+// latency, and its claim (and its fleet-wide claim, with a Claimer) ends:
+// the delay counts from now.
 func (e *Extension) onResponseHeaders(resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
 		defer e.usageHeaders(resp) // after the host is unclaimed
 	}
-	if resp.Request != nil && resp.Request.URL != nil && (isOverload(resp.StatusCode) || e.pauses.active.Load() != 0) {
-		var ra string
-		if resp.Headers != nil {
-			ra = resp.Headers.Get("Retry-After")
-		}
-		e.backoffAnswer(resp.Request, resp.Request.URL, resp.StatusCode, ra)
-	}
-	if e.adaptive.on() && resp.Request != nil && resp.Request.URL != nil {
-		e.adaptiveAnswered(resp.Request, resp.Request.URL.Host, isOverload(resp.StatusCode))
-	}
-	if resp.Request == nil || (e.pacer.npaced.Load() == 0 && e.pacer.ntracked.Load() == 0) {
+	r := resp.Request
+	if r == nil {
 		return
 	}
-	if o, err := originOf(resp.Request.URL); err == nil {
-		e.pacer.done(o.host)
+	if r.URL != nil {
+		overload := pacing.Overload(resp.StatusCode)
+		if overload || e.pauses.Active() {
+			var ra string
+			if resp.Headers != nil {
+				ra = resp.Headers.Get("Retry-After")
+			}
+			e.pauses.Answered(r, r.URL, resp.StatusCode, ra)
+		}
+		if e.adaptive.On() {
+			e.adaptive.Answered(r, r.URL.Host, overload)
+		}
+		if e.pacer.Paced() {
+			if o, err := originOf(r.URL); err == nil {
+				e.pacer.Done(o.host)
+			}
+		}
 	}
-	e.pacer.ended(e.context(), resp.Request)
+	e.pacer.Ended(e.context(), r)
 }
 
 // decideRequest decides the request URL u from en into v: its robots.txt

@@ -34,8 +34,7 @@ func TestHookAllocsWithTimings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
-			e := Apply(c, WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now))
-			e.pacer.sleep = clk.sleep
+			e := Apply(c, WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now), withSleep(clk.sleep))
 			if _, err := e.Check(tt.url); err != nil {
 				t.Fatal(err)
 			}

@@ -89,14 +89,14 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 		Fetched: en.robots.FetchedAt, Expires: en.expires, Failures: en.failures,
 		Stale: en.stale, Overridden: en.override,
 	}
-	if p, ok := e.pacer.info(o.host); ok {
-		info.CrawlDelay, info.NextSlot, info.Waiting = p.delay, p.next, p.waiting
+	if p, ok := e.pacer.Info(o.host); ok {
+		info.CrawlDelay, info.NextSlot, info.Waiting = p.Delay, p.Next, p.Waiting
 	}
-	if e.adaptive.on() {
-		info.AdaptiveDelay = e.adaptive.delayOf(o.host)
+	if e.adaptive.On() {
+		info.AdaptiveDelay = e.adaptive.Delay(o.host)
 	}
-	if ph, cause, until, waiting, ok := e.pauses.pauseOf(o.host, e.cfg.now()); ok {
-		info.Pause, info.PauseCause, info.PauseEnds, info.BackoffWaiting = ph.String(), cause, until, waiting
+	if p, ok := e.pauses.Info(o.host, e.cfg.now()); ok {
+		info.Pause, info.PauseCause, info.PauseEnds, info.BackoffWaiting = p.Phase.String(), PauseCause(p.Cause), p.Until, p.Waiting
 	}
 	return info, true
 }

@@ -1,12 +1,14 @@
 package robotsext
 
 import (
-	"github.com/robotsext/robotsext/backend"
-	"github.com/robotsext/robotsext/webbotauth"
+	"context"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/webbotauth"
 )
 
 // Defaults and hard limits of the robots.txt fetch and cache.
@@ -90,11 +92,12 @@ type config struct {
 	headers          http.Header
 	redirect         RedirectHandler // the user's redirect handler, run after ours
 	redirectSet      bool
-	now              func() time.Time // injectable clock
-	leaseMargin      time.Duration    // leaseMargin; tests shorten it
-	localRetryWait   time.Duration    // localRetryWait; tests shorten it
-	backend          backend.Backend  // shared state; nil: the Extension's own
-	purposes         []Purpose        // WithPurpose; none: usage preferences are not enforced
+	now              func() time.Time                                 // injectable clock
+	sleep            func(ctx context.Context, d time.Duration) error // waits on the clock now reads; tests replace it
+	leaseMargin      time.Duration                                    // leaseMargin; tests shorten it
+	localRetryWait   time.Duration                                    // localRetryWait; tests shorten it
+	backend          backend.Backend                                  // shared state; nil: the Extension's own
+	purposes         []Purpose                                        // WithPurpose; none: usage preferences are not enforced
 
 	// Who the crawler is: WithStrictIdentity (identitycheck.go), and
 	// WithWebBotAuth's signer, or why its key or URL cannot be used
@@ -104,13 +107,14 @@ type config struct {
 	signErr        error
 
 	// The back-off (backoff.go): the first pause without Retry-After, its
-	// cap, the bound of a request's wait (0: the defaults), and off.
+	// cap, the bound of a request's wait (0: the defaults), and off. They
+	// are handed to pacing.NewBackoff.
 	backoffBase, backoffMax, backoffWait time.Duration
 	backoffOff                           bool
 	adaptiveTarget                       float64 // WithAdaptivePace; ≤ 0: off
 
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
-	// by the Crawl-delay option of delay.go and handed to newPacer.
+	// by the Crawl-delay option of delay.go and handed to pacing.New.
 	maxCrawlDelay time.Duration
 }
 
@@ -122,6 +126,7 @@ func newConfig(opts []Option) *config {
 		cacheMemory:      defaultCacheMemory,
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
+		sleep:            sleepCtx,
 		leaseMargin:      leaseMargin,
 		localRetryWait:   localRetryWait,
 	}

@@ -183,7 +183,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	prev := via[len(via)-1]
 	if po, err := originOf(prev.URL); err == nil {
-		e.pacer.done(po.host)
+		e.pacer.Done(po.host)
 	}
 	o, err := originOf(req.URL)
 	if err != nil {
@@ -191,19 +191,19 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	}
 	ctx := req.Context()
 	// The redirect answered the previous hop: its fleet-wide claim ends.
-	e.pacer.land(ctx, e.pacer.tokenOf(via[0].URL))
-	w := e.pacer.hopWait(o.host)
+	e.pacer.Land(ctx, e.pacer.TokenOf(via[0].URL))
+	w := e.pacer.HopWait(o.host)
 	if w <= 0 {
-		return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
+		return e.pacer.Gate(ctx, o.host, e.pacer.TokenOf(via[0].URL), via[0].URL)
 	}
 	if dl, ok := ctx.Deadline(); w > hopInlineMax || (ok && time.Until(dl) < w+hopHeadroom) {
 		e.stats.redirectsDeferred.Add(1)
 		return &DeferredRedirectError{URL: req.URL.String(), Method: req.Method, Wait: w, header: req.Header.Clone()}
 	}
-	if err := e.pacer.wait(ctx, o.host); err != nil {
+	if err := e.pacer.Wait(ctx, o.host, nil); err != nil {
 		return err
 	}
-	return e.pacer.gate(ctx, o.host, e.pacer.tokenOf(via[0].URL), via[0].URL)
+	return e.pacer.Gate(ctx, o.host, e.pacer.TokenOf(via[0].URL), via[0].URL)
 }
 
 // deferred prepares the deferral d of the request whose first hop is
@@ -214,7 +214,7 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 // host was paced as it went out; otherwise onError arms it.
 func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops *hopLedger) {
 	d.hops = hops
-	if r, ok := e.pacer.tokenOf(first.URL).(*colly.Request); ok && r.URL == first.URL {
+	if r, ok := e.pacer.TokenOf(first.URL).(*colly.Request); ok && r.URL == first.URL {
 		e.armRetry(r, d)
 	}
 }
@@ -229,10 +229,10 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 		return
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
-		e.pacer.ended(e.context(), resp.Request)
-		e.backoffFailed(resp.Request)
-		if e.adaptive.on() && resp.Request.URL != nil {
-			e.adaptiveAnswered(resp.Request, resp.Request.URL.Host, true)
+		e.pacer.Ended(e.context(), resp.Request)
+		e.pauses.Failed(resp.Request)
+		if e.adaptive.On() && resp.Request.URL != nil {
+			e.adaptive.Answered(resp.Request, resp.Request.URL.Host, true)
 		}
 	}
 	var d *DeferredRedirectError

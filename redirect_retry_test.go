@@ -42,6 +42,14 @@ func (c *stepClock) sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// withSleep replaces the real clock's sleep wherever the Extension waits
+// on its clock (the pace, the back-off, the adaptive pace, held
+// requests): with WithClock(clk.now) and withSleep(clk.sleep) a test moves
+// the Extension's time by hand.
+func withSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
+	return func(c *config) { c.sleep = sleep }
+}
+
 // retrySite serves two hosts from one loopback server: paced.test, whose
 // robots.txt sets Crawl-delay: 11, whose /dir answers 301 to /dir/ and
 // whose /form answers 307 to /form/, and plain.test, without a delay,
@@ -211,8 +219,8 @@ func TestRedirectDeferredUnderRetryingOnError(t *testing.T) {
 				}
 				var dropLogs atomic.Int32
 				logger := slog.New(logCount{slog.LevelDebug, []string{"robotsext: retry dropped", "robotsext: redirect hop already re-issued"}, &dropLogs})
-				ext := Apply(c, WithLogger(logger), WithClock(site.clk.now), WithHTTPClient(&http.Client{Transport: wireTo(t, site.srv)}))
-				ext.pacer.sleep = site.clk.sleep // before the first request: no real 11 s waits
+				// site.clk's sleeps: no real 11 s waits.
+				ext := Apply(c, WithLogger(logger), WithClock(site.clk.now), withSleep(site.clk.sleep), WithHTTPClient(&http.Client{Transport: wireTo(t, site.srv)}))
 				if tt.idiom != naiveBeforeApply {
 					c.OnError(retry)
 				}
@@ -294,8 +302,7 @@ func TestRedirectDeferredReissueFailsRetryGoesOut(t *testing.T) {
 	c.WithTransport(wireTo(t, site.srv))
 	var warns atomic.Int32
 	logger := slog.New(logCount{slog.LevelWarn, []string{"robotsext: deferred redirect hop could not be re-issued"}, &warns})
-	ext := Apply(c, WithLogger(logger), WithClock(site.clk.now), WithHTTPClient(&http.Client{Transport: wireTo(t, site.srv)}))
-	ext.pacer.sleep = site.clk.sleep
+	ext := Apply(c, WithLogger(logger), WithClock(site.clk.now), withSleep(site.clk.sleep), WithHTTPClient(&http.Client{Transport: wireTo(t, site.srv)}))
 	var retryErrs []error
 	c.OnError(func(r *colly.Response, err error) {
 		if errors.Is(err, ErrRedirectDeferred) {

@@ -75,7 +75,7 @@ func (rs *refetches) landed(o origin, f *refetch) (forgotten bool) {
 // entry, so that the next request fetches again: any number of such
 // Forgets make one re-fetch, itself paced.
 func (e *Extension) fetchPaced(ctx context.Context, o origin, fetch func() (*entry, error)) (*entry, error) {
-	if err := e.pacer.paceFetch(ctx, o.host); err != nil {
+	if err := e.pacer.PaceFetch(ctx, o.host); err != nil {
 		return nil, err
 	}
 	f := e.refetch.sent(o)
@@ -84,53 +84,4 @@ func (e *Extension) fetchPaced(ctx context.Context, o origin, fetch func() (*ent
 		e.cache.remove(o)
 	}
 	return en, err
-}
-
-// paceFetch waits until a robots.txt request to host may go out: while
-// another request of this process claims the host (gate.go), for its
-// response headers, but at most one delay; then until delay after the
-// latest request to the host started and after the latest response
-// headers came (the delay times the fleet size while a Backend fails, as
-// at the gate). It then records the request as the host's latest start,
-// and returns at once for hosts without a delay. The wait for the claim
-// is bounded because a redirect hop whose origin's robots.txt is fetched
-// keeps its chain's claim until that fetch ends.
-func (pc *pacer) paceFetch(ctx context.Context, host string) error {
-	if pc.npaced.Load() == 0 {
-		return ctx.Err()
-	}
-	key := hostKey(host)
-	claimWait := false
-	for {
-		pc.mu.Lock()
-		h := pc.hosts[key]
-		if h == nil {
-			pc.mu.Unlock()
-			return ctx.Err()
-		}
-		now := pc.now()
-		delay := h.delay * pc.localFactor()
-		if h.busy && !claimWait && now.Sub(h.claimedAt) < maxClaim {
-			claimWait = true
-			if h.idle == nil {
-				h.idle = make(chan struct{})
-			}
-			idle := h.idle
-			pc.mu.Unlock()
-			if err := waitIdle(ctx, idle, delay); err != nil {
-				return err
-			}
-			continue
-		}
-		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
-		if !start.After(now) {
-			h.lastStart, h.latest = now, later(h.latest, now)
-			pc.mu.Unlock()
-			return ctx.Err()
-		}
-		pc.mu.Unlock()
-		if err := pc.sleep(ctx, start.Sub(now)); err != nil {
-			return err
-		}
-	}
 }

@@ -41,8 +41,7 @@ func TestForgetCoalescedAndPaced(t *testing.T) {
 		}
 		return respond(200, "User-agent: *\nCrawl-delay: 5\n")(req)
 	})
-	ext := Apply(nil, WithHTTPClient(cl), WithClock(clk.now))
-	ext.pacer.sleep = clk.sleep
+	ext := Apply(nil, WithHTTPClient(cl), WithClock(clk.now), withSleep(clk.sleep))
 	page := testOrigin + "/page"
 	ctx := context.Background()
 	check := func() {
@@ -196,46 +195,5 @@ func TestForgetStormDuringCrawl(t *testing.T) {
 	}
 	if minAll >= 0 && minAll < cd-arrivalSlack {
 		t.Errorf("two requests arrived %v apart, want at least the Crawl-delay %v", minAll, cd)
-	}
-}
-
-// TestPaceFetch checks the pacer's side of a robots.txt re-fetch on a
-// clock that never sleeps: it waits the delay after the host's latest
-// start, counts as the latest start itself (so a page behind it waits the
-// delay again), does nothing for a host without a delay, and does not wait
-// more than a delay for a hold that is never released (a redirect chain
-// waiting for this very fetch). That last wait is on the real clock (the
-// hold's release is a channel); it is 50 ms.
-func TestPaceFetch(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	const d = 50 * time.Millisecond
-	pc, clk := newFakePacer(0, nil)
-	if err := pc.paceFetch(ctx, "plain.example"); err != nil || len(clk.sleeps) != 0 {
-		t.Fatalf("unpaced host: err %v, sleeps %v", err, clk.sleeps)
-	}
-	pc.loaded("a.example", d, true, paceEpoch)
-	if err := pc.paceFetch(ctx, "a.example"); err != nil {
-		t.Fatal(err)
-	}
-	if got := clk.now().Sub(paceEpoch); got != d {
-		t.Fatalf("re-fetch went at %v, want %v after the first robots.txt request", got, d)
-	}
-	tok := new(int)
-	if err := pc.gate(ctx, "a.example", tok, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got := clk.now().Sub(paceEpoch); got != 2*d {
-		t.Fatalf("the page behind the re-fetch passed the gate at %v, want %v", got, 2*d)
-	}
-	// tok holds the host and is never released: without the bound the
-	// wait would last maxHold (2 min), past this context.
-	hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if err := pc.paceFetch(hctx, "a.example"); err != nil {
-		t.Fatalf("waited for a hold never released until the context ended: %v", err)
-	}
-	if got := clk.now().Sub(paceEpoch); got != 3*d {
-		t.Errorf("re-fetch behind the held page went at %v, want %v", got, 3*d)
 	}
 }

@@ -39,6 +39,14 @@ const (
 	// backendCooldown is how long the Extension answers locally after a
 	// Backend call failed, before it tries the backend again.
 	backendCooldown = 5 * time.Second
+
+	// recoveryShare is how long after a failed Backend call each worker
+	// keeps to its own share of every paced host (delay × fleet size since
+	// its own latest start) on top of what the Backend grants: the other
+	// workers may still pace locally until their own cool-down ends, and
+	// the fleet's total must stay within the delay meanwhile. It spans one
+	// cool-down of this worker and one of the latest of the others.
+	recoveryShare = 2 * backendCooldown
 )
 
 // errBackend marks a Backend failure, after which the Extension fetches and
@@ -50,13 +58,13 @@ var errBackend = errors.New("robotsext: backend failed")
 // the context's when ctx ends first, or wraps ErrLocal when this machine
 // could not fetch robots.txt after localRetries tries.
 func (e *Extension) entryFor(ctx context.Context, o origin) (*entry, error) {
-	if e.purging || e.pauses.pauser != nil {
+	if e.purging || e.pauses.Fleet() {
 		now := e.cfg.now()
 		if e.purging {
 			e.maybePurge(now)
 		}
-		if e.pauses.pauser != nil {
-			e.maybePollPauses(now)
+		if e.pauses.Fleet() {
+			e.pauses.Poll(now)
 		}
 	}
 	if en := e.cache.get(o); en != nil && e.cfg.now().Before(en.expires) {
@@ -313,25 +321,14 @@ func (e *Extension) install(ctx context.Context, en *entry, hdr map[string][]str
 			"url", en.robots.URL, "bytes", en.size, "cache_memory", e.cfg.cacheMemory)
 	}
 	delay, ok := en.policy.CrawlDelay(token)
-	e.pacer.loaded(en.origin.host, delay, ok, en.robots.FetchedAt)
+	e.pacer.Loaded(en.origin.host, delay, ok, en.robots.FetchedAt)
 	if !fetched {
 		return
 	}
 	e.stats.fetched(en.robots)
 	e.stats.fetchDurations.observe(e.cfg.now().Sub(en.robots.FetchedAt))
-	if d := e.pacer.delayOf(en.origin.host); e.cfg.backend != nil && d > 0 && e.backendUp() {
-		// The robots.txt request is the host's first request fleet-wide:
-		// record it, so that the fleet's first page waits the delay after it.
-		var err error
-		if e.pacer.starter != nil {
-			err = e.pacer.recordStart(ctx, hostKey(en.origin.host))
-		} else {
-			_, err = e.cfg.backend.Reserve(ctx, hostKey(en.origin.host), d+gateMargin(d))
-		}
-		if err != nil {
-			_ = e.backendErr(ctx, "reserve", err)
-		}
-	}
+	// The robots.txt request is the host's first request fleet-wide.
+	e.pacer.Fetched(ctx, en.origin.host)
 	e.logFetch(ctx, en, token, userAgentOf(hdr))
 }
 
@@ -365,7 +362,7 @@ func (e *Extension) backendUp() bool {
 
 // backendRecovering reports whether a Backend call failed within
 // recoveryShare: each worker then keeps to its own share of every paced
-// host (fleetpace.go).
+// host (pacing.Health).
 func (e *Extension) backendRecovering() bool {
 	at := e.backendDownAt.Load()
 	return at != 0 && time.Duration(e.cfg.now().UnixNano()-at) <= recoveryShare
@@ -377,7 +374,7 @@ func (e *Extension) evicted(en *entry) {
 	twin := en.origin
 	twin.https = !twin.https
 	if !e.cache.has(twin) {
-		e.pacer.forget(en.origin.host)
+		e.pacer.Forget(en.origin.host)
 	}
 }
 

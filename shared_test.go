@@ -315,7 +315,7 @@ func TestIssue10RecordRoundTrip(t *testing.T) {
 			t.Errorf("304: record NotModified %v with body %q, want the confirmed copy's body", rec.Latest.NotModified, rec.Latest.Body)
 		}
 		for _, ext := range exts {
-			if d := ext.pacer.delayOf(u.Host); (tt.outcome == OutcomeOK || tt.stale) != (d == 2*time.Second) {
+			if d := ext.pacer.Delay(u.Host); (tt.outcome == OutcomeOK || tt.stale) != (d == 2*time.Second) {
 				t.Errorf("%s: an Extension paces %v", tt.name, d)
 			}
 		}

@@ -147,6 +147,7 @@ type counters struct {
 	gaveUp, holdFull    atomic.Uint64
 	usageRefused        atomic.Uint64
 	usageWithheld       atomic.Uint64
+	backoffRequeued     atomic.Uint64
 	paceWaits           histogram
 	fetchDurations      histogram
 }
@@ -199,6 +200,7 @@ func (c *counters) snapshot() Stats {
 		HoldFull:          c.holdFull.Load(),
 		UsageRefused:      c.usageRefused.Load(),
 		UsageWithheld:     c.usageWithheld.Load(),
+		BackoffRequeued:   c.backoffRequeued.Load(),
 		PaceWaits:         c.paceWaits.snapshot(),
 		FetchDurations:    c.fetchDurations.snapshot(),
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/pacing"
 )
 
 // A worker that stalls between the gate and the wire (CPU starvation, a
@@ -168,7 +169,7 @@ func TestClaimEndedByRedirect(t *testing.T) {
 	if smallest < delay-accSlack {
 		t.Errorf("smallest gap %v; want at least the Crawl-delay %v", smallest, delay)
 	}
-	if took > wireClaim {
+	if took > pacing.WireClaim {
 		t.Errorf("the crawl took %v: the hop waited for the redirected request's claim to expire", took)
 	}
 }

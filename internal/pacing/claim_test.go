@@ -1,4 +1,4 @@
-package robotsext
+package pacing
 
 import (
 	"context"
@@ -70,26 +70,24 @@ func TestFailedUnclaimRetried(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := &unclaimLog{Memory: backend.NewMemory(), failUnclaim: 1}
-			pc := newPacer(0, nil)
-			pc.starter, pc.claimer = b, b
-			var errs int
-			pc.onErr = func(error) { errs++ }
-			pc.tokPrefix = "T"
-			pc.loaded(host, delay, true, time.Now())
-			key := hostKey(host)
+			var errs failures
+			pc := New(Config{Backend: b, Health: &errs})
+			pc.names.prefix = "T"
+			pc.Loaded(host, delay, true, time.Now())
+			key := HostKey(host)
 			req := new(int)
 			if err := pc.confirm(t.Context(), key, req, delay, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
-			pc.land(t.Context(), req)
-			if errs != 1 {
-				t.Fatalf("%d errors reported; want the failed Unclaim's", errs)
+			pc.Land(t.Context(), req)
+			if errs.n != 1 {
+				t.Fatalf("%d errors reported; want the failed Unclaim's", errs.n)
 			}
 			if tc.forget {
 				pc.mu.Lock()
 				pc.drop(key)
 				pc.mu.Unlock()
-				pc.loaded(host, delay, true, time.Now()) // paced again, by a new robots.txt
+				pc.Loaded(host, delay, true, time.Now()) // paced again, by a new robots.txt
 			}
 			if _, err := pc.startShared(t.Context(), key, "T2", delay); err != nil {
 				t.Fatal(err)
@@ -99,4 +97,19 @@ func TestFailedUnclaimRetried(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failures is a Health that is always up and counts the failures
+// reported to it.
+type failures struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (*failures) Up() bool         { return true }
+func (*failures) Recovering() bool { return false }
+func (f *failures) Failed(error) {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
 }

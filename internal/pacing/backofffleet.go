@@ -1,4 +1,4 @@
-package robotsext
+package pacing
 
 // This file shares the back-off with the fleet through a Backend that is
 // a backend.Pauser: a pause seen by any worker holds for every worker,
@@ -8,11 +8,10 @@ package robotsext
 // because the Backend listed the host (Paused, read at most every
 // pausePoll, in the background). While the Backend fails, each worker
 // goes on with its own back-off, as it paces locally (bounded, and
-// logged by backendFailed).
+// reported to Health).
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/robotsext/robotsext/internal/pause"
@@ -32,54 +31,57 @@ const (
 )
 
 // fleetToken is a request's token in the Pauser and its host key;
-// granted reports that the Pauser let it go (the OnRequest hook asked),
-// so that the check at the wire does not ask again.
+// granted reports that the Pauser let it go (Admit asked), so that the
+// check at the wire does not ask again.
 type fleetToken struct {
 	key, tok string
 	granted  bool
 }
 
-// fleetPauser returns the Backend's Pauser while the Backend works, else
-// nil.
-func (e *Extension) fleetPauser() bool {
-	return e.pauses.pauser != nil && e.backendUp()
+// Fleet reports whether the back-off is shared through a Pauser (whether
+// Poll has anything to do).
+func (b *Backoff) Fleet() bool { return b.pauser != nil }
+
+// fleetPauser reports whether there is a Pauser and the Backend works.
+func (b *Backoff) fleetPauser() bool {
+	return b.pauser != nil && up(b.health)
 }
 
 // fleetCall returns a context for one Pauser call.
-func (e *Extension) fleetCall() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(e.context()), fleetCallTimeout)
+func (b *Backoff) fleetCall() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(b.context()), fleetCallTimeout)
 }
 
-// fleetFailed records a failed Pauser call.
-func (e *Extension) fleetFailed(ctx context.Context, err error) {
-	if ctx.Err() == nil || e.context().Err() == nil {
-		e.backendFailed(err)
+// fleetFailed reports a failed Pauser call, unless it failed because the
+// crawl's context ended.
+func (b *Backoff) fleetFailed(ctx context.Context, err error) {
+	if ctx.Err() == nil || b.context().Err() == nil {
+		failed(b.health, err)
 	}
 }
 
 // fleetRepaired counts a state the Backend could not read and replaced.
-func (e *Extension) fleetRepaired(key string) {
-	e.pacer.nanomalies.Add(1)
-	e.cfg.logger.Warn("robotsext: the backend's back-off state of a host was unreadable; replaced", "host", key)
+func (b *Backoff) fleetRepaired(key string) {
+	b.pacer.nanomalies.Add(1)
+	b.logger.Warn("robotsext: the backend's back-off state of a host was unreadable; replaced", "host", key)
 }
 
 // fleetPause records an overload signal in the Backend. ok is false
 // when there is no working Pauser: the caller pauses locally.
-func (e *Extension) fleetPause(key string, cause PauseCause, after, base, limit time.Duration, now time.Time) (d time.Duration, started, capped, ok bool) {
-	if !e.fleetPauser() || e.cfg.shadow {
+func (b *Backoff) fleetPause(key string, cause Cause, after, base time.Duration, now time.Time) (d time.Duration, started, capped, ok bool) {
+	if !b.fleetPauser() || b.shadow {
 		return 0, false, false, false // shadow mode pauses nobody, here or in the fleet
 	}
-	ctx, cancel := e.fleetCall()
+	ctx, cancel := b.fleetCall()
 	defer cancel()
-	w, started, capped, repaired, err := e.pauses.pauser.Pause(ctx, key, after, base, limit)
+	w, started, capped, repaired, err := b.pauser.Pause(ctx, key, after, base, b.limit)
 	if err != nil {
-		e.fleetFailed(ctx, err)
+		b.fleetFailed(ctx, err)
 		return 0, false, false, false
 	}
 	if repaired {
-		e.fleetRepaired(key)
+		b.fleetRepaired(key)
 	}
-	b := &e.pauses
 	b.mu.Lock()
 	h := b.stateLocked(key, now)
 	h.fleet, h.fleetUntil = true, now.Add(w)
@@ -95,24 +97,24 @@ func (e *Extension) fleetPause(key string, cause PauseCause, after, base, limit 
 
 // fleetAnswered records a good answer to the request tok ("" when it did
 // not ask the Backend) from host key, whose state is the fleet's.
-func (e *Extension) fleetAnswered(key, tok string) {
-	if !e.fleetPauser() {
+func (b *Backoff) fleetAnswered(key, tok string) {
+	if !b.fleetPauser() {
 		return
 	}
-	ctx, cancel := e.fleetCall()
+	ctx, cancel := b.fleetCall()
 	defer cancel()
-	healthy, err := e.pauses.pauser.Answered(ctx, key, tok)
+	healthy, err := b.pauser.Answered(ctx, key, tok)
 	if err != nil {
-		e.fleetFailed(ctx, err)
+		b.fleetFailed(ctx, err)
 		return
 	}
 	if healthy {
-		e.pauses.dropFleet(key)
+		b.dropFleet(key)
 	}
 }
 
 // dropFleet forgets host key's mirror of the fleet's state.
-func (b *hostPauses) dropFleet(key string) {
+func (b *Backoff) dropFleet(key string) {
 	b.mu.Lock()
 	if h := b.hosts[key]; h != nil && h.fleet {
 		b.dropLocked(key, h)
@@ -122,14 +124,14 @@ func (b *hostPauses) dropFleet(key string) {
 
 // tokenLocked returns request r's token in the Pauser for host key,
 // making one. b.mu must be held.
-func (b *hostPauses) tokenLocked(r any, key string) string {
+func (b *Backoff) tokenLocked(r any, key string) string {
 	if t, ok := b.tokens[r]; ok && t.key == key {
 		return t.tok
 	}
 	if b.tokens == nil {
 		b.tokens = make(map[any]fleetToken)
 	}
-	t := fleetToken{key: key, tok: b.tokPrefix + strconv.FormatUint(b.tokSeq.Add(1), 36)}
+	t := fleetToken{key: key, tok: b.names.next()}
 	b.tokens[r] = t
 	return t.tok
 }
@@ -137,31 +139,30 @@ func (b *hostPauses) tokenLocked(r any, key string) string {
 // fleetAsk asks the Backend whether request r may go to host key. ok is
 // false when the Backend failed: the host's mirror became a local pause
 // until the fleet's end as last known, and the caller asks again.
-func (e *Extension) fleetAsk(r any, key string) (wait time.Duration, probe, healthy, ok bool) {
-	b := &e.pauses
+func (b *Backoff) fleetAsk(r any, key string) (wait time.Duration, probe, healthy, ok bool) {
 	b.mu.Lock()
 	tok := b.tokenLocked(r, key)
 	b.mu.Unlock()
-	if e.fleetPauser() {
-		ctx, cancel := e.fleetCall()
+	if b.fleetPauser() {
+		ctx, cancel := b.fleetCall()
 		w, probe, healthy, repaired, err := b.pauser.Ask(ctx, key, tok)
 		cancel()
 		if err == nil {
 			if repaired {
-				e.fleetRepaired(key)
+				b.fleetRepaired(key)
 			}
 			if healthy {
 				b.dropFleet(key)
 			}
 			return w, probe, healthy, true
 		}
-		e.fleetFailed(ctx, err)
+		b.fleetFailed(ctx, err)
 	}
 	b.mu.Lock()
 	if h := b.hosts[key]; h != nil && h.fleet {
 		h.fleet = false
 		h.st = pause.State[any]{}
-		if now := e.cfg.now(); h.fleetUntil.After(now) {
+		if now := b.now(); h.fleetUntil.After(now) {
 			h.st.Signal(now, h.fleetUntil.Sub(now), h.fleetUntil.Sub(now), h.fleetUntil.Sub(now))
 		}
 		b.wakeLocked(h)
@@ -170,34 +171,33 @@ func (e *Extension) fleetAsk(r any, key string) (wait time.Duration, probe, heal
 	return 0, false, false, false
 }
 
-// maybePollPauses starts a read of the fleet's paused hosts in the
-// background when one is due; only the caller that moves the due time on
-// starts it.
-func (e *Extension) maybePollPauses(now time.Time) {
-	b := &e.pauses
+// Poll starts a read of the fleet's paused hosts in the background when
+// one is due at now (every pausePoll); only the caller that moves the due
+// time on starts it. The caller calls it on its way (from the OnRequest
+// hook) when Fleet says there is a Pauser.
+func (b *Backoff) Poll(now time.Time) {
 	due := b.pollDue.Load()
 	if now.UnixNano() < due || !b.pollDue.CompareAndSwap(due, now.Add(pausePoll).UnixNano()) {
 		return
 	}
-	if !e.fleetPauser() {
+	if !b.fleetPauser() {
 		return
 	}
-	go e.pollPauses()
+	go b.pollPauses()
 }
 
 // pollPauses reads the fleet's paused hosts: each one this worker does
 // not know of gets a mirror, so that its next request asks the Backend;
 // a mirror of a host no longer listed, with no request waiting, goes.
-func (e *Extension) pollPauses() {
-	ctx, cancel := e.fleetCall()
+func (b *Backoff) pollPauses() {
+	ctx, cancel := b.fleetCall()
 	defer cancel()
-	hosts, err := e.pauses.pauser.Paused(ctx, pausePollMax)
+	hosts, err := b.pauser.Paused(ctx, pausePollMax)
 	if err != nil {
-		e.fleetFailed(ctx, err)
+		b.fleetFailed(ctx, err)
 		return
 	}
-	b := &e.pauses
-	now := e.cfg.now()
+	now := b.now()
 	listed := make(map[string]bool, len(hosts))
 	b.mu.Lock()
 	defer b.mu.Unlock()

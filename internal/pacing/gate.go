@@ -1,11 +1,11 @@
-package robotsext
+package pacing
 
 // This file keeps each paced host's delay at the wire, where the server
-// sees it. The OnRequest hook books slots early (delay.go); the gate, run
-// from Colly's OnRequestHeaders hook right before Client.Do, decides when
-// a request may really go: at most one request per paced host is between
-// the gate and its response headers (it claims the host), and the next one
-// passes no earlier than the delay after those headers were seen.
+// sees it. Wait books slots early (wait.go); the gate, run from Colly's
+// OnRequestHeaders hook right before Client.Do, decides when a request
+// may really go: at most one request per paced host is between the gate
+// and its response headers (it claims the host), and the next one passes
+// no earlier than the delay after those headers were seen.
 //
 // Why response headers: a request reaches the server before its response
 // headers come back, so if request k+1 passes the gate at least delay
@@ -32,18 +32,18 @@ func gateMargin(delay time.Duration) time.Duration {
 	return min(delay/20, 10*time.Millisecond)
 }
 
-// gate blocks until the request tok (with URL u, for redirect hops) may go
-// on the wire to host, then claims the host for it. It waits while
+// Gate blocks until the request tok (with first URL u, for redirect hops)
+// may go on the wire to host, then claims the host for it. It waits while
 // another request of this process claims the host, then until delay has
 // passed since the latest response headers and since the latest start;
 // with a Backend it then books the fleet's next slot and waits for it,
 // keeping its claim. It returns at once for hosts without a delay, and with
 // ctx's error when ctx ends first.
-func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) error {
+func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) error {
 	if pc.npaced.Load() == 0 {
 		return nil
 	}
-	key := hostKey(host)
+	key := HostKey(host)
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]
@@ -111,7 +111,7 @@ func (pc *pacer) gate(ctx context.Context, host string, tok any, u *url.URL) err
 
 // restamp moves host key's latest start to now when request tok still
 // claims it: the request waited at the gate and starts only now.
-func (pc *pacer) restamp(key string, tok any) {
+func (pc *Pacer) restamp(key string, tok any) {
 	pc.mu.Lock()
 	if h := pc.hosts[key]; h != nil && h.claimant == tok {
 		now := pc.now()
@@ -120,23 +120,10 @@ func (pc *pacer) restamp(key string, tok any) {
 	pc.mu.Unlock()
 }
 
-// waitIdle waits for idle to close, for d, or for ctx to end.
-func waitIdle(ctx context.Context, idle <-chan struct{}, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return nil
-}
-
 // trackLocked remembers request tok under its first URL u, so that a
 // redirect hop of it (whose via[0] has that URL) is known as tok. pc.mu
 // must be held.
-func (pc *pacer) trackLocked(tok any, u *url.URL) {
+func (pc *Pacer) trackLocked(tok any, u *url.URL) {
 	if u == nil {
 		return
 	}
@@ -147,9 +134,10 @@ func (pc *pacer) trackLocked(tok any, u *url.URL) {
 	}
 }
 
-// tokenOf returns the token of the request whose first URL is u, or u
-// itself when the request was not seen.
-func (pc *pacer) tokenOf(u *url.URL) any {
+// TokenOf returns the token of the request whose first URL is u, or u
+// itself when the request was not seen: a redirect hop is known by its
+// chain's first URL.
+func (pc *Pacer) TokenOf(u *url.URL) any {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if tok, ok := pc.byURL[u]; ok {
@@ -158,14 +146,14 @@ func (pc *pacer) tokenOf(u *url.URL) any {
 	return u
 }
 
-// done records that a response (its headers) came from host: the host's
+// Done records that a response (its headers) came from host: the host's
 // claim, if any, ends.
-func (pc *pacer) done(host string) {
+func (pc *Pacer) Done(host string) {
 	if pc.npaced.Load() == 0 {
 		return
 	}
 	pc.mu.Lock()
-	if h := pc.hosts[hostKey(host)]; h != nil && h.busy {
+	if h := pc.hosts[HostKey(host)]; h != nil && h.busy {
 		pc.unclaimLocked(h, pc.now())
 	}
 	pc.mu.Unlock()
@@ -173,8 +161,8 @@ func (pc *pacer) done(host string) {
 
 // doneToken records that request tok ended (its response headers came, or
 // it failed): its claim, on whatever host, ends, and it is forgotten. It
-// returns the fleet-wide claim tok had, for ended.
-func (pc *pacer) doneToken(tok any) (f grant, fleet bool) {
+// returns the fleet-wide claim tok had, for Ended.
+func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 	if pc.npaced.Load() == 0 && pc.ntracked.Load() == 0 {
 		return grant{}, false
 	}
@@ -202,7 +190,7 @@ func (pc *pacer) doneToken(tok any) (f grant, fleet bool) {
 
 // unclaimLocked ends h's claim at now; the claimant stays tracked until
 // doneToken. pc.mu must be held.
-func (pc *pacer) unclaimLocked(h *hostPace, now time.Time) {
+func (pc *Pacer) unclaimLocked(h *hostPace, now time.Time) {
 	delete(pc.claims, h.claimant)
 	h.busy, h.claimant = false, nil
 	h.doneAt = later(h.doneAt, now)
@@ -214,7 +202,7 @@ func (pc *pacer) unclaimLocked(h *hostPace, now time.Time) {
 
 // drop removes host key's pace, waking any request waiting for its claim.
 // pc.mu must be held.
-func (pc *pacer) drop(key string) {
+func (pc *Pacer) drop(key string) {
 	if h := pc.hosts[key]; h != nil && h.busy {
 		pc.unclaimLocked(h, pc.now())
 	}

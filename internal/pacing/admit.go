@@ -1,0 +1,189 @@
+package pacing
+
+// This file lets requests go to a host with a back-off state: Admit, in
+// the OnRequest hook, waits for the host's pause (or refuses the
+// request); Wire, right before the wire, stops a request whose host was
+// paused after it was admitted.
+
+import (
+	"context"
+	"time"
+
+	"github.com/robotsext/robotsext/internal/pause"
+)
+
+// Admit waits, in the OnRequest hook, until request tok may go to host
+// as far as its back-off is concerned: at once for a host in good health
+// (one atomic load while no host has a state), and in shadow mode or with
+// the back-off off. refused reports that the request must not be sent,
+// because it would have waited longer than BackoffConfig.Wait; retryAt
+// then says when the host may be asked again. When ctx ends first Admit
+// returns at once, not refused: the caller's context fails the request.
+func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time.Time, refused bool) {
+	if b.active.Load() == 0 || b.shadow || b.off {
+		return retryAt, false
+	}
+	key := HostKey(host)
+	var deadline time.Time
+	var h *hostBackoff
+	defer func() {
+		if h == nil {
+			return
+		}
+		b.mu.Lock()
+		h.waiting--
+		if h.st.Phase == pause.Healthy && h.waiting == 0 && b.hosts[key] == h && h.run == 0 {
+			delete(b.hosts, key)
+			b.active.Add(-1)
+		}
+		b.mu.Unlock()
+		b.waitingNow.Add(-1)
+	}()
+	for {
+		now := b.now()
+		b.mu.Lock()
+		hh := b.hosts[key]
+		if hh == nil || hh.st.Phase == pause.Healthy {
+			b.mu.Unlock()
+			return retryAt, false
+		}
+		var wait time.Duration
+		var probe, onProbe bool
+		if hh.fleet {
+			b.mu.Unlock()
+			w, p, healthy, fleetOK := b.fleetAsk(tok, key)
+			if !fleetOK {
+				continue // paused locally now
+			}
+			if healthy {
+				return retryAt, false
+			}
+			b.mu.Lock()
+			if b.hosts[key] != hh {
+				b.mu.Unlock()
+				continue
+			}
+			wait, probe = w, p
+			if t, ok := b.tokens[tok]; ok && wait <= 0 {
+				t.granted = true
+				b.tokens[tok] = t
+			}
+		} else {
+			wait, probe, onProbe = hh.st.Ask(now, tok)
+		}
+		if wait <= 0 {
+			if probe {
+				if _, again := b.probes[tok]; again {
+					probe = false
+				} else {
+					if b.probes == nil {
+						b.probes = make(map[any]string)
+					}
+					b.probes[tok] = key
+				}
+			}
+			b.mu.Unlock()
+			if probe {
+				b.probesSent.Add(1)
+				b.logger.Debug("robotsext: pause over; probing the host", "host", host)
+			}
+			return retryAt, false
+		}
+		if deadline.IsZero() {
+			deadline = now.Add(b.bound)
+		}
+		if now.Add(wait).After(deadline) {
+			next := now.Add(wait)
+			if !hh.fleet {
+				next = hh.st.Next(now)
+			}
+			delete(b.tokens, tok)
+			b.mu.Unlock()
+			b.refused.Add(1)
+			return next, true
+		}
+		if h == nil {
+			h = hh
+			h.waiting++
+			b.waited.Add(1)
+			b.waitingNow.Add(1)
+		}
+		var ch chan struct{}
+		switch {
+		case hh.fleet:
+			// The Backend cannot wake this request: ask again soon, or
+			// when this worker learns something of the host.
+			wait = min(wait, fleetAskEvery)
+			fallthrough
+		case onProbe:
+			if hh.changed == nil {
+				hh.changed = make(chan struct{})
+			}
+			ch = hh.changed
+		}
+		b.mu.Unlock()
+		var err error
+		if ch != nil {
+			err = waitIdle(ctx, ch, wait)
+		} else {
+			err = b.sleep(ctx, wait)
+		}
+		if err != nil {
+			return time.Time{}, false
+		}
+	}
+}
+
+// Wire is the back-off's check of request tok right before the wire, run
+// from the OnRequestHeaders hook once some host has a state. A request
+// that passed Admit while its host was in good health, and whose host was
+// paused while it waited for a LimitRule slot, must not go now: Wire
+// returns false, and the caller sends it again to wait in Admit (or
+// waits there itself). A request that goes now and is the host's probe
+// is counted as one.
+func (b *Backoff) Wire(tok any, host string) (goes bool) {
+	if b.shadow || b.off {
+		return true
+	}
+	key := HostKey(host)
+	for {
+		now := b.now()
+		b.mu.Lock()
+		h := b.hosts[key]
+		if h == nil || (h.st.Phase != pause.Paused && h.st.Phase != pause.Probing) {
+			b.mu.Unlock()
+			return true // in good health, or recovering: tok was let through
+		}
+		var wait time.Duration
+		var probe bool
+		_, again := b.probes[tok]
+		switch {
+		case h.fleet && (again || b.tokens[tok].granted):
+			// the fleet's probe, or a start the fleet granted: it goes
+		case h.fleet && now.Before(h.fleetUntil):
+			wait = h.fleetUntil.Sub(now)
+		case h.fleet:
+			b.mu.Unlock()
+			w, p, _, fleetOK := b.fleetAsk(tok, key)
+			if !fleetOK {
+				continue // paused locally now
+			}
+			b.mu.Lock()
+			wait, probe = w, p
+		default:
+			wait, probe, _ = h.st.Ask(now, tok)
+		}
+		probe = probe && !again
+		if probe {
+			if b.probes == nil {
+				b.probes = make(map[any]string)
+			}
+			b.probes[tok] = key
+		}
+		b.mu.Unlock()
+		if wait <= 0 && probe {
+			b.probesSent.Add(1)
+		}
+		return wait <= 0
+	}
+}

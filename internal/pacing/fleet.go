@@ -1,0 +1,292 @@
+package pacing
+
+// This file paces a host across a fleet through a Backend that implements
+// Starter. A request asks the Backend to start from Wait, before Colly's
+// LimitRule takes a parallelism slot, and waits there while the answer is
+// "not yet"; right before the wire the gate asks once more with the same
+// token, which confirms the start at the moment it really happens (a
+// worker that became late pushes the fleet's next start back); with a
+// Claimer that call also claims the host for the fleet (claim.go). It also
+// keeps the rules that keep the fleet polite when the Backend misbehaves:
+// every wait it returns is checked against the delay, stored state it had
+// to repair is counted and logged, a failed call is answered by local
+// pacing from this worker's own latest start, and for a while after an
+// outage each worker keeps to its own share of the host's rate. A Backend
+// with Reserve only is booked at the gate (bookShared).
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// anomalySlack is how much longer than the delay (plus gateMargin) a wait
+// returned by Starter.Start may be before it is treated as corrupt state:
+// the clocks of the worker and the backend may disagree a little.
+const anomalySlack = time.Second
+
+// grantsSweepAt is how many recorded grants make the Pacer drop those
+// older than maxClaim (keepGrant).
+const grantsSweepAt = 1024
+
+// errFallback tells the caller to pace this request locally: the Backend
+// failed or returned a wait that cannot be right.
+var errFallback = errors.New("robotsext: pace locally")
+
+// grant is a start the Backend granted to a request under token: in the
+// OnRequest hook, to be confirmed at the gate with the same token
+// (Pacer.grants), or at the gate by a Claimer, which the request claims
+// host key for the fleet with until it ends (Pacer.fleetClaims).
+type grant struct {
+	key   string // the host's key (fleetClaims only)
+	token string
+	at    time.Time
+}
+
+// keepGrant stores g as request tok's in m. Once m has grantsSweepAt
+// grants it first drops those older than maxClaim: a request aborted after
+// its grant may never reach the place that takes it. pc.mu must be held.
+func keepGrant(m map[any]grant, tok any, g grant) {
+	if len(m) >= grantsSweepAt {
+		for k, old := range m {
+			if g.at.Sub(old.at) > maxClaim {
+				delete(m, k)
+			}
+		}
+	}
+	m[tok] = g
+}
+
+// shared reports whether fleet pacing through a Starter is in force now.
+func (pc *Pacer) shared() bool {
+	return pc.starter != nil && up(pc.health)
+}
+
+// acquire waits until the Backend grants request tok a start on host, or
+// the context ends. It runs in Wait, in the OnRequest hook, outside Colly's
+// parallelism slots. Requests of this process to one host ask one at a
+// time (h.acq), so that a queue of them costs one Backend call per delay,
+// not one per queued request. When the Backend fails, the request is paced
+// locally at the fleet's share instead. A nil tok (a redirect hop, which
+// asks at the gate) asks nothing here.
+// paced reports whether host had a pace to wait for.
+func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool, err error) {
+	if tok == nil {
+		return false, ctx.Err()
+	}
+	key := HostKey(host)
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	if h == nil {
+		pc.mu.Unlock()
+		return false, ctx.Err()
+	}
+	acq := h.acq
+	h.waiting++
+	pc.mu.Unlock()
+	defer pc.waiter(key, -1)
+	select {
+	case acq <- struct{}{}:
+	case <-ctx.Done():
+		return true, ctx.Err()
+	}
+	defer func() { <-acq }()
+
+	if err := pc.keepShare(ctx, key); err != nil {
+		return true, err
+	}
+	btok := pc.names.next()
+	for {
+		delay := pc.delayOfKey(key)
+		if delay == 0 {
+			return true, ctx.Err() // the host is no longer paced
+		}
+		w, err := pc.startShared(ctx, key, btok, delay)
+		switch {
+		case errors.Is(err, errFallback):
+			d, _ := pc.reserveLocal(host, pc.now, pc.fleetSize())
+			return true, pc.sleep(ctx, d)
+		case err != nil:
+			return true, err
+		case w <= 0:
+			pc.grantTo(tok, btok)
+			return true, nil
+		}
+		if err := pc.sleep(ctx, w); err != nil {
+			return true, err
+		}
+	}
+}
+
+// confirm asks the Backend, at the gate, to start request tok on host now,
+// with the token of its grant when it has one; it waits (keeping its local
+// claim on the host, at most about a delay) while the Backend says "not
+// yet". With a Claimer the start also claims the host for the fleet until
+// the request ends (Ended) or is redirected (Land). When the Backend fails it waits
+// instead until delay × fleet size after prev, this worker's own latest
+// start before this one. It returns the context's error when ctx ends
+// first.
+func (pc *Pacer) confirm(ctx context.Context, key string, tok any, delay time.Duration, prev time.Time) error {
+	btok := pc.takeGrant(tok)
+	if btok == "" {
+		btok = pc.names.next()
+	}
+	for {
+		var w time.Duration
+		var err error
+		if pc.claimer != nil {
+			w, err = pc.claimShared(ctx, key, btok, delay)
+		} else {
+			w, err = pc.startShared(ctx, key, btok, delay)
+		}
+		switch {
+		case errors.Is(err, errFallback):
+			d := prev.Add(delay * time.Duration(pc.fleetSize())).Sub(pc.now())
+			if d <= 0 {
+				return nil
+			}
+			return pc.sleep(ctx, d)
+		case err != nil:
+			return err
+		case w <= 0:
+			if pc.claimer != nil {
+				pc.fleetClaimed(tok, key, btok)
+			}
+			return nil
+		}
+		if err := pc.sleep(ctx, w); err != nil {
+			return err
+		}
+	}
+}
+
+// startShared makes one Starter.Start call for key and checks its answer.
+// It returns errFallback when the call failed (reported to Health) or
+// its wait is longer than any state the Backend may rightly keep (counted
+// and logged as an anomaly), and the context's error when ctx ended.
+// Starts are spaced by the delay plus gateMargin, for the time between a
+// worker's gate and the wire, which the other workers cannot see; with a
+// Claimer they are spaced by the delay alone, since the claim at the gate
+// waits for the previous request's answer.
+func (pc *Pacer) startShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
+	spacing := delay
+	if pc.claimer == nil {
+		spacing += gateMargin(delay)
+	} else {
+		pc.retryUnclaim(ctx, key)
+	}
+	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
+	return pc.checkShared(ctx, key, delay, w, repaired, err)
+}
+
+// checkShared checks the answer (w, repaired, err) of a Start or Claim
+// call for key: see startShared.
+func (pc *Pacer) checkShared(ctx context.Context, key string, delay, w time.Duration, repaired bool, err error) (time.Duration, error) {
+	spacing := delay + gateMargin(delay)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		failed(pc.health, err)
+		return 0, errFallback
+	}
+	if repaired {
+		pc.repaired(key)
+	}
+	if w > spacing+anomalySlack {
+		pc.anomaly(key, "the backend asked for a wait longer than the host's delay; paced locally instead", w)
+		return 0, errFallback
+	}
+	return w, nil
+}
+
+// repaired reports that the Backend found the pace of host key unreadable
+// or in the future and replaced it: an anomaly (counted, and logged once
+// per host).
+func (pc *Pacer) repaired(key string) {
+	pc.anomaly(key, "the backend's pace for the host was unreadable or in the future and was replaced", 0)
+}
+
+// anomaly counts shared state that cannot be right and logs it at Warn,
+// once per host.
+func (pc *Pacer) anomaly(key, what string, wait time.Duration) {
+	pc.nanomalies.Add(1)
+	pc.mu.Lock()
+	warn := false
+	if h := pc.hosts[key]; h != nil && !h.anomalyWarned {
+		h.anomalyWarned, warn = true, true
+	}
+	pc.mu.Unlock()
+	if warn {
+		attrs := []any{"host", key}
+		if wait > 0 {
+			attrs = append(attrs, "wait", wait)
+		}
+		pc.logger.Warn("robotsext: "+what, attrs...)
+	}
+}
+
+// keepShare waits, while the fleet recovers from a Backend outage
+// (Health.Recovering), until delay × fleet size after this worker's
+// latest start on host key.
+func (pc *Pacer) keepShare(ctx context.Context, key string) error {
+	if !recovering(pc.health) {
+		return nil
+	}
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	var d time.Duration
+	if h != nil {
+		d = h.lastStart.Add(h.delay * time.Duration(pc.fleetSize())).Sub(pc.now())
+	}
+	pc.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	return pc.sleep(ctx, d)
+}
+
+// grantTo records that request tok was granted a start under btok.
+func (pc *Pacer) grantTo(tok any, btok string) {
+	now := pc.now()
+	pc.mu.Lock()
+	keepGrant(pc.grants, tok, grant{token: btok, at: now})
+	pc.mu.Unlock()
+}
+
+// takeGrant returns and forgets the token of request tok's grant, "" when
+// it has none.
+func (pc *Pacer) takeGrant(tok any) string {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	g, ok := pc.grants[tok]
+	if !ok {
+		return ""
+	}
+	delete(pc.grants, tok)
+	return g.token
+}
+
+// bookShared books host's next start in the backend, spaced by delay plus
+// gateMargin, and returns the wait; ok is false when there is no working
+// backend (or it just failed), and the caller paces locally.
+func (pc *Pacer) bookShared(ctx context.Context, host string, delay time.Duration) (wait time.Duration, ok bool) {
+	if pc.backend == nil || !up(pc.health) {
+		return 0, false
+	}
+	spacing := delay + gateMargin(delay)
+	w, err := pc.backend.Reserve(ctx, HostKey(host), spacing)
+	if err != nil {
+		if ctx.Err() == nil {
+			failed(pc.health, err)
+		}
+		return 0, false
+	}
+	// Each worker books at the gate, one request per host at a time, so
+	// the fleet has at most one booking per worker ahead of this one.
+	if w > spacing*time.Duration(pc.fleetSize())+anomalySlack {
+		pc.anomaly(HostKey(host), "the backend asked for a wait longer than the fleet's bookings allow; paced locally instead", w)
+		return 0, false
+	}
+	return w, true
+}

@@ -1,0 +1,303 @@
+package pacing
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
+
+// DefaultMaxDelay caps Crawl-delay and Request-rate values when
+// Config.MaxDelay is not given: a minute between requests is already
+// slower than any site plausibly means, and an uncapped value
+// (Crawl-delay: 86400) would stall a crawl.
+const DefaultMaxDelay = 60 * time.Second
+
+// forgetGrace is how recently loaded an entry must have been for Forget to
+// spare it: another origin on the same host (http and https) may have just
+// loaded it while the evicted one was being dropped. Spared entries are
+// removed by a later Loaded call once the grace has passed, unless loaded
+// again meanwhile.
+const forgetGrace = time.Minute
+
+// Config is what a Pacer is built from; New reads it once.
+type Config struct {
+	// MaxDelay caps the delays obeyed (DefaultMaxDelay when ≤ 0).
+	MaxDelay time.Duration
+	// Logger receives one warning per clamped host and one per host
+	// whose Backend answers cannot be right; nil: nothing is logged.
+	Logger *slog.Logger
+	// Clock is the Pacer's time. The fetch times given to Loaded come
+	// from the same clock.
+	Clock Clock
+	// Backend keeps the fleet's pace (nil: this process paces alone):
+	// through Start and, with a Claimer, Claim when it is a
+	// backend.Starter, through Reserve otherwise.
+	Backend backend.Backend
+	// Health says whether Backend may be tried and takes its failures
+	// (nil: always up, failures not reported).
+	Health Health
+	// ObserveWait is given the wait of each paced request in Wait (nil:
+	// none). It runs on the request's goroutine and must not block.
+	ObserveWait func(time.Duration)
+}
+
+// Pacer spaces the page requests to each host by that host's Crawl-delay
+// (or Request-rate interval, whichever is slower), counting the
+// robots.txt request as the first one.
+//
+// The model is one "latest start" per host, kept in two stages. Wait,
+// called from the OnRequest hook, books a slot, max(now, latest+delay),
+// and waits for it outside Colly's limiter and the request's timeout.
+// Just before the request goes on the wire, Gate, called from the
+// OnRequestHeaders hook, lets it start no earlier than delay after the
+// previous request to the host actually started and after that request's
+// response headers came, and its actual start becomes the new latest. A
+// request that was late (CPU load, a user LimitRule) therefore pushes the
+// next one back instead of crowding it, and the delay is kept at the
+// server (gate.go).
+//
+// With a Backend that is a Starter (backend.Memory and redisbackend are),
+// the fleet's pace is kept there, by the Backend's clock: Wait asks it for
+// a start and waits, outside Colly's parallelism slots, until one is
+// granted; Gate confirms the start right before the wire and, with a
+// Claimer, claims the host fleet-wide until the response headers come, so
+// that the next start anywhere counts from them (fleet.go, claim.go). A
+// Backend with Reserve only books the fleet's slot at the gate, once this
+// process's own claim on the host is granted, which takes one of Colly's
+// parallelism slots while it waits. When the Backend fails, the Pacer
+// paces locally from this worker's own latest start with the delay
+// multiplied by the fleet size (see backend.FleetSizer), which stays
+// polite while the fleet cannot agree, and while Health says the fleet is
+// recovering each worker keeps to that share. Every wait a Backend
+// returns is checked against the delay; one that cannot be right is
+// counted (Anomalies) and paced locally instead.
+//
+// Hosts without a delay take no memory and cost no lock: one atomic load
+// per call while no host has a delay. A host's entry lives until its
+// robots.txt is loaded again without a delay or Forget is called for it,
+// so the map is no larger than the caller's robots.txt cache, plus
+// entries Forget spared for at most a minute (see forgetGrace). A Pacer is
+// safe for concurrent use; it starts no goroutines.
+type Pacer struct {
+	max     time.Duration   // cap on delays; set by New, read-only after
+	logger  *slog.Logger    // never nil; set by New, read-only after
+	backend backend.Backend // books slots fleet-wide; nil: locally
+	starter backend.Starter // backend as a Starter, nil when it is not one (fleet.go)
+	claimer backend.Claimer // backend as a Claimer, nil when it is not one (claim.go)
+	health  Health          // may be nil: the backend is always up
+	observe func(time.Duration)
+	names   tokenSource // names this process's requests in the Starter
+
+	// now and sleep are Config.Clock's; tests of this package replace
+	// them before first use.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+
+	nclamped atomic.Uint64 // delays clamped to max, one per Loaded call
+	npaced   atomic.Int64  // len(hosts), readable without mu
+	ntracked atomic.Int64  // len(reqs), readable without mu
+	// nanomalies counts Backend answers that cannot be right (fleet.go,
+	// and the back-off's through Backoff.pacer).
+	nanomalies atomic.Uint64
+
+	mu     sync.Mutex           // guards the fields below; never held while waiting or logging
+	hosts  map[string]*hostPace // by HostKey; only hosts with a delay
+	claims map[any]string       // token → key of the host it claims (gate.go)
+	reqs   map[any]*url.URL     // token → first URL of requests in flight (gate.go)
+	byURL  map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
+	grants map[any]grant        // request token → its Starter grant (fleet.go)
+	// fleetClaims maps a request token to its fleet-wide claim
+	// (Claimer.Claim; claim.go).
+	fleetClaims map[any]grant
+	// unclaimLater keeps, per host key, the fleet-wide claim whose Unclaim
+	// failed, to be made again (claim.go); at most one per paced host.
+	unclaimLater map[string]grant
+	doomed       int       // entries with forgotten set
+	sweptAt      time.Time // when Loaded last looked for doomed entries
+}
+
+// hostPace is one host's pace. All fields are guarded by Pacer.mu.
+type hostPace struct {
+	delay     time.Duration // minimum time between request starts; > 0, ≤ Pacer.max
+	latest    time.Time     // the latest slot booked locally or start seen
+	lastStart time.Time     // when the latest request to the host passed the gate
+	loadedAt  time.Time     // Pacer clock at the latest Loaded call
+
+	// The local claim (gate.go): at most one request to the host is
+	// between the gate and its response headers.
+	busy      bool          // a request claims the host
+	claimant  any           // its token
+	claimedAt time.Time     // when it claimed the host
+	doneAt    time.Time     // when the latest request's response headers (or error) came
+	idle      chan struct{} // closed when the claim ends; nil until someone waits
+	forgotten bool          // Forget came within forgetGrace of loadedAt
+	warned    bool          // the clamp was logged for this host
+
+	acq           chan struct{} // capacity 1: taken by the request asking a Starter (fleet.go)
+	waiting       int           // requests waiting in Wait for their turn
+	anomalyWarned bool          // a Backend anomaly was logged for this host
+}
+
+// New returns a Pacer built from cfg.
+func New(cfg Config) *Pacer {
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = DefaultMaxDelay
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	clk := cfg.Clock.settled()
+	pc := &Pacer{
+		max:     cfg.MaxDelay,
+		logger:  cfg.Logger,
+		backend: cfg.Backend,
+		health:  cfg.Health,
+		observe: cfg.ObserveWait,
+		now:     clk.Now,
+		sleep:   clk.Sleep,
+		hosts:   make(map[string]*hostPace),
+		claims:  make(map[any]string),
+		reqs:    make(map[any]*url.URL),
+		byURL:   make(map[*url.URL]any),
+		grants:  make(map[any]grant),
+
+		fleetClaims:  make(map[any]grant),
+		unclaimLater: make(map[string]grant),
+	}
+	pc.names.prefix = newTokenPrefix()
+	if s, ok := cfg.Backend.(backend.Starter); ok && s != nil {
+		pc.starter = s
+		if c, ok := s.(backend.Claimer); ok {
+			pc.claimer = c
+		}
+	}
+	return pc
+}
+
+// Paced reports whether some host has a delay. While none has, every
+// call of the Pacer returns at once without a lock.
+func (pc *Pacer) Paced() bool { return pc.npaced.Load() != 0 }
+
+// MaxDelay returns the cap on delays.
+func (pc *Pacer) MaxDelay() time.Duration { return pc.max }
+
+// Clamped reports how many delays were clamped to MaxDelay, one per
+// Loaded call.
+func (pc *Pacer) Clamped() uint64 { return pc.nclamped.Load() }
+
+// Anomalies reports how many Backend answers could not be right: a wait
+// longer than the host's delay allows (paced locally instead), or a
+// stored pace or pause the Backend found unreadable and replaced.
+func (pc *Pacer) Anomalies() uint64 { return pc.nanomalies.Load() }
+
+// effectiveDelay is the pause to keep between requests to a host whose
+// robots.txt asks for delay (ok false: asks for none), capped at maxDelay.
+// paced is false when there is nothing to enforce; clamped reports that the
+// cap applied.
+func effectiveDelay(delay time.Duration, ok bool, maxDelay time.Duration) (d time.Duration, paced, clamped bool) {
+	switch {
+	case !ok || delay <= 0:
+		return 0, false, false
+	case delay > maxDelay:
+		return maxDelay, true, true
+	default:
+		return delay, true, false
+	}
+}
+
+// Loaded is called each time an origin's robots.txt has been fetched (or
+// fetched again) for host (URL.Host form, "name:port" when a port is
+// given): delay is what it asks of the crawler (ok false: nothing),
+// fetchedAt is when the robots.txt request was sent, which counts toward
+// the host's pace. The new delay applies from the next request on; a file
+// without one stops the pacing.
+func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt time.Time) {
+	d, paced, clamped := effectiveDelay(delay, ok, pc.max)
+	key := HostKey(host)
+	now := pc.now()
+	warn := false
+
+	pc.mu.Lock()
+	h := pc.hosts[key]
+	if h != nil && h.forgotten {
+		h.forgotten = false
+		pc.doomed--
+	}
+	switch {
+	case !paced:
+		pc.drop(key)
+	case h == nil:
+		// The robots.txt answer has come: the first page waits the delay
+		// after it (fetchedAt ≤ now is its start).
+		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
+		pc.hosts[key] = h
+	default:
+		h.delay, h.loadedAt = d, now
+		// max, not assignment: when the fetch was itself given a slot by
+		// PaceFetch, fetchedAt is that slot and must not be counted twice.
+		if fetchedAt.After(h.latest) {
+			h.latest = fetchedAt
+		}
+		if fetchedAt.After(h.lastStart) {
+			h.lastStart = fetchedAt
+		}
+		h.doneAt = later(h.doneAt, now)
+	}
+	pc.npaced.Store(int64(len(pc.hosts)))
+	if clamped {
+		warn = !h.warned
+		h.warned = true
+	}
+	if pc.doomed > 0 && now.Sub(pc.sweptAt) >= forgetGrace {
+		pc.sweep(now)
+	}
+	pc.mu.Unlock()
+
+	if clamped {
+		pc.nclamped.Add(1)
+	}
+	if warn {
+		pc.logger.Warn("robotsext: Crawl-delay above the maximum, clamped",
+			"host", host, "crawl_delay", delay, "max", pc.max)
+	}
+}
+
+// sweep drops the entries Forget spared once their grace has passed. It
+// runs at most once per forgetGrace, and only while some are spared.
+// pc.mu must be held.
+func (pc *Pacer) sweep(now time.Time) {
+	pc.sweptAt = now
+	for key, h := range pc.hosts {
+		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace {
+			pc.drop(key)
+			pc.doomed--
+		}
+	}
+	pc.npaced.Store(int64(len(pc.hosts)))
+}
+
+// Forget drops host's pace. The caller calls it when its robots.txt cache
+// drops the last origin on host, which bounds the Pacer's memory by the
+// cache's; the next robots.txt fetch for the host calls Loaded again. An
+// entry loaded within forgetGrace is only marked (see forgetGrace).
+func (pc *Pacer) Forget(host string) {
+	key := HostKey(host)
+	now := pc.now()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[key]
+	switch {
+	case h == nil || h.forgotten:
+	case now.Sub(h.loadedAt) >= forgetGrace:
+		pc.drop(key)
+		pc.npaced.Store(int64(len(pc.hosts)))
+	default:
+		h.forgotten = true
+		pc.doomed++
+	}
+}

@@ -1,0 +1,138 @@
+package pacing
+
+// This file is the first stage of the pace: the wait, in the OnRequest
+// hook, for a request's slot at its host.
+
+import (
+	"context"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
+
+// Wait blocks until a page request to host may be sent, or ctx is done,
+// and returns ctx's error then. It is called from the OnRequest hook for
+// the request tok, which will go out, and for a redirect hop with a nil
+// tok. While no host has a delay it costs one atomic load. With a Backend
+// that is a Starter, the request asks it for a start here, before
+// Colly's parallelism slots, and confirms it at the gate (fleet.go). A
+// slot given up because ctx ended is not handed back: the crawl is being
+// cancelled, and a host paced too slowly is never impolite.
+func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
+	if pc.npaced.Load() == 0 {
+		return ctx.Err() // nothing is paced: no lock, no clock
+	}
+	return pc.wait(ctx, host, tok)
+}
+
+// wait is Wait once some host has a delay.
+func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
+	if pc.shared() {
+		t0 := pc.now()
+		paced, err := pc.acquire(ctx, host, tok)
+		if paced && err == nil && pc.observe != nil {
+			pc.observe(pc.now().Sub(t0))
+		}
+		return err
+	}
+	d, paced := pc.book(host)
+	if paced && pc.observe != nil {
+		pc.observe(d)
+	}
+	if d <= 0 {
+		return ctx.Err()
+	}
+	key := HostKey(host)
+	pc.waiter(key, 1)
+	defer pc.waiter(key, -1)
+	return pc.sleep(ctx, d)
+}
+
+// reserve gives the next request to host a start slot as of now and returns
+// how long it must wait for it (0: go at once). A host without a delay is
+// not paced.
+func (pc *Pacer) reserve(host string, now time.Time) time.Duration {
+	d, _ := pc.reserveLocal(host, func() time.Time { return now }, 1)
+	return d
+}
+
+// reserveLocal books a local slot, the delay multiplied by factor, and
+// returns the wait and whether the host is paced. The clock is read only
+// for paced hosts, which keeps the common case (no Crawl-delay) off it.
+func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (time.Duration, bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[HostKey(host)]
+	if h == nil {
+		return 0, false
+	}
+	now := clock()
+	delay := h.delay * time.Duration(max(factor, 1))
+	start := later(now, h.latest.Add(delay), h.lastStart.Add(delay))
+	h.latest = start
+	return start.Sub(now), true
+}
+
+// waiter adds n to the requests waiting for host key's turn.
+func (pc *Pacer) waiter(key string, n int) {
+	pc.mu.Lock()
+	if h := pc.hosts[key]; h != nil {
+		h.waiting = max(h.waiting+n, 0)
+	}
+	pc.mu.Unlock()
+}
+
+// book reserves the next slot for host and returns the wait. With a
+// working Backend the hook books nothing: the fleet's slot is booked at
+// the gate, once this process is ready to send (see gate.go). While the
+// Backend fails, slots are booked locally at the delay times the fleet
+// size.
+func (pc *Pacer) book(host string) (time.Duration, bool) {
+	factor := 1
+	if pc.backend != nil {
+		if up(pc.health) {
+			return 0, false // booked at the gate
+		}
+		factor = pc.fleetSize()
+	}
+	return pc.reserveLocal(host, pc.now, factor)
+}
+
+// localFactor is what the local delay is multiplied by: the fleet size
+// while a Backend is configured but failing, else 1.
+func (pc *Pacer) localFactor() time.Duration {
+	if pc.backend != nil && !up(pc.health) {
+		return time.Duration(pc.fleetSize())
+	}
+	return 1
+}
+
+// fleetSize is the number of workers sharing the Backend as it last said,
+// at least 1.
+func (pc *Pacer) fleetSize() int {
+	if fs, ok := pc.backend.(backend.FleetSizer); ok && fs != nil {
+		return max(fs.FleetSize(), 1)
+	}
+	return 1
+}
+
+// HopWait is what a redirect hop to host must wait for its slot, without
+// booking it: 0 for hosts without a delay. With a Backend it is an upper
+// bound (the local view plus one delay for the rest of the fleet).
+func (pc *Pacer) HopWait(host string) time.Duration {
+	if pc.npaced.Load() == 0 {
+		return 0
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[HostKey(host)]
+	if h == nil {
+		return 0
+	}
+	now := pc.now()
+	w := later(now, h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now)
+	if pc.backend != nil {
+		w = max(w, h.delay)
+	}
+	return w
+}
