@@ -100,16 +100,6 @@ func limitRules(paced []pacing.Rule) []colly.LimitRule {
 	return rs
 }
 
-// pace waits for request r's turn at host, in the OnRequest hook: the
-// adaptive pace's, then the Crawl-delay's. On an error the context ended,
-// and Colly fails the request.
-func (e *Extension) pace(ctx context.Context, r *colly.Request, host string) {
-	if e.adaptive.On() && e.adaptive.Wait(ctx, host) != nil {
-		return
-	}
-	_ = e.pacer.Wait(ctx, host, r)
-}
-
 // sleepCtx waits d on the real clock, or until ctx is done.
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -73,7 +73,12 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
-	e.pace(ctx, r, o.host) // delay.go
+	if e.adaptive.On() && e.adaptive.Wait(ctx, o.host) != nil {
+		return // the context ended and Colly fails the request
+	}
+	if e.pacer.Paced() {
+		_ = e.pacer.Wait(ctx, o.host, r) // on error the context ended and Colly fails the request
+	}
 }
 
 // warnBuiltin says, once per Extension, that Colly's own robots.txt check
@@ -109,7 +114,12 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 			return
 		}
 	}
-	e.pace(ctx, r, o.host)
+	if e.adaptive.On() && e.adaptive.Wait(ctx, o.host) != nil {
+		return
+	}
+	if e.pacer.Paced() {
+		_ = e.pacer.Wait(ctx, o.host, r)
+	}
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
