@@ -12,7 +12,31 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/pacing"
 )
+
+// TestPauseCauses: PauseCause is the public face of pacing.Cause, which
+// the back-off reports: the same values and the same labels, for every
+// cause this version defines.
+func TestPauseCauses(t *testing.T) {
+	t.Parallel()
+	want := []pacing.Cause{pacing.CauseTooManyRequests, pacing.CauseUnavailable, pacing.CauseServerErrors, pacing.CauseProbeFailed}
+	got := PauseCauses()
+	if len(got) != len(want) {
+		t.Fatalf("PauseCauses() = %v, want %d causes", got, len(want))
+	}
+	for i, c := range got {
+		if uint8(c) != uint8(want[i]) || c.String() != want[i].String() {
+			t.Errorf("PauseCauses()[%d] = %d %q, want pacing's %d %q", i, c, c, want[i], want[i])
+		}
+	}
+	if int(PauseProbeFailed) >= pacing.MaxCauses {
+		t.Errorf("PauseProbeFailed = %d is not counted (pacing.MaxCauses %d)", PauseProbeFailed, pacing.MaxCauses)
+	}
+	if s := PauseCause(9).String(); s != "cause_9" {
+		t.Errorf("PauseCause(9) = %q, want cause_9", s)
+	}
+}
 
 // overload is a site whose pages answer an overload status for a window
 // that starts with the first page request, then 200. It counts page
