@@ -3,10 +3,10 @@ package pacing
 // This file listens to the hosts themselves: a page answered 429 or 503,
 // or a run of other 5xx, pauses its host (the same key as its pace),
 // honouring Retry-After. Requests to a paused host wait in Admit, before
-// Colly's LimitRule slots, so other hosts are not held up; when the pause
-// ends one request probes the host and the others wait for its answer; a
-// good answer returns the host to its pace step by step (internal/pause),
-// another overload answer doubles the pause. A request that would wait
+// Colly's LimitRule slots, so other hosts are not kept waiting; when the
+// pause ends one request probes the host and the others wait for its
+// answer; a good answer returns the host to its pace step by step
+// (internal/pause), another overload answer doubles the pause. A request that would wait
 // longer than BackoffConfig.Wait is refused, with the time to try again.
 
 import (

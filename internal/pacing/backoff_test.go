@@ -27,7 +27,7 @@ func page(path string) *url.URL { return &url.URL{Scheme: "http", Host: "h.test"
 // the hand-moved clock: a 429 pauses it for the base; the next request
 // waits the pause out and probes it; a good answer to the probe starts
 // the recovery, whose spacing halves with each good answer until the host
-// is healthy again and the Backoff holds nothing.
+// is healthy again and the Backoff keeps nothing.
 func TestBackoffPauseProbeRecover(t *testing.T) {
 	t.Parallel()
 	const base = time.Second

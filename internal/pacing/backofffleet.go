@@ -1,7 +1,7 @@
 package pacing
 
 // This file shares the back-off with the fleet through a Backend that is
-// a backend.Pauser: a pause seen by any worker holds for every worker,
+// a backend.Pauser: a pause seen by any worker applies to every worker,
 // and the fleet sends one probe when it ends. A host in good health costs
 // no Backend call: a worker asks the Backend about a host only once it
 // knows the host has a state, because it saw an overload answer itself or

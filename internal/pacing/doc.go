@@ -10,7 +10,7 @@
 // import the standard library, the backend contract
 // (github.com/robotsext/robotsext/backend) and the internal packages
 // pause and redact; it may not import Colly or the root package, which
-// imports it (imports_test.go holds that rule).
+// imports it (imports_test.go enforces that rule).
 //
 // Its words: the "pace" or "delay" is the Crawl-delay spacing of starts;
 // a "claim" marks the one request to a host between the wire and its

@@ -43,7 +43,7 @@ func TestGateClaimAndUnclaim(t *testing.T) {
 				passed <- clk.now()
 			}()
 			clk.advance(tt.respond)
-			waitHeld(t, pc, "h.test")
+			waitForWaiter(t, pc, "h.test")
 			pc.Done("h.test") // A's response headers
 			startB := <-passed
 			if gap := startB.Sub(startA); gap != tt.wantGapB {
@@ -53,9 +53,10 @@ func TestGateClaimAndUnclaim(t *testing.T) {
 	}
 }
 
-// waitHeld waits (on the real clock, briefly) until someone waits for the
-// host's claim, so that done wakes a waiter rather than an idle host.
-func waitHeld(t *testing.T, pc *Pacer, host string) {
+// waitForWaiter waits (on the real clock, briefly) until someone waits
+// for the host's claim, so that Done wakes a waiter rather than an idle
+// host.
+func waitForWaiter(t *testing.T, pc *Pacer, host string) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		pc.mu.Lock()
@@ -128,7 +129,7 @@ func TestGateWaitersWokenAndCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancelled := make(chan error)
 	go func() { cancelled <- pc.Gate(ctx, "h.test", "B", nil) }()
-	waitHeld(t, pc, "h.test")
+	waitForWaiter(t, pc, "h.test")
 	cancel()
 	if err := <-cancelled; !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled waiter: %v", err)
@@ -136,7 +137,7 @@ func TestGateWaitersWokenAndCancelled(t *testing.T) {
 
 	woken := make(chan error)
 	go func() { woken <- pc.Gate(context.Background(), "h.test", "C", nil) }()
-	waitHeld(t, pc, "h.test")
+	waitForWaiter(t, pc, "h.test")
 	pc.Loaded("h.test", 0, false, clk.now()) // the host no longer asks for a delay
 	if err := <-woken; err != nil {
 		t.Errorf("woken waiter: %v", err)

@@ -11,7 +11,7 @@ import (
 // module is the path of the module this package belongs to.
 const module = "github.com/robotsext/robotsext"
 
-// TestImports holds the package to its rule (doc.go): its own files
+// TestImports keeps the package to its rule (doc.go): its own files
 // import only the standard library, the backend contract and the
 // internal packages pause and redact; nothing it depends on, however
 // indirectly, is Colly or the root package.
