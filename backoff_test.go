@@ -229,14 +229,36 @@ func TestBackoffScenarios(t *testing.T) {
 // TestBackoffNoHeadOfLine: while one host is paused, requests to another
 // host sharing the collector's only LimitRule (Parallelism 2, every
 // domain) are not held up: every page of the healthy host is answered
-// while the paused host is still paused. Real time: the paused host's
-// overload is a one-second window of a real server.
+// while the paused host is still paused. The pause runs on a hand-moved
+// clock that stands still until the healthy pages are all answered, so
+// the test does not depend on how fast the machine serves them: were the
+// paused host's requests waiting inside the LimitRule's slots, the healthy
+// pages would never be answered.
 func TestBackoffNoHeadOfLine(t *testing.T) {
 	t.Parallel()
-	sick := newOverload(t, time.Second, 503, fixedRA("1"))
+	var sickMu sync.Mutex
+	var sick503, sick200 int
+	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		sickMu.Lock()
+		defer sickMu.Unlock()
+		if sick503 == 0 {
+			sick503++
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		sick200++
+		fmt.Fprint(w, "ok")
+	}))
+	t.Cleanup(sick.Close)
 	var mu sync.Mutex
 	var phases []string
 	var ext *Extension
+	healthyDone := make(chan struct{})
 	healthy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
@@ -245,18 +267,22 @@ func TestBackoffNoHeadOfLine(t *testing.T) {
 		info, _ := ext.Origin(sick.URL + "/")
 		mu.Lock()
 		phases = append(phases, info.Pause)
+		if len(phases) == 30 {
+			close(healthyDone)
+		}
 		mu.Unlock()
 		fmt.Fprint(w, "ok")
 	}))
 	t.Cleanup(healthy.Close)
+	clk := &stillClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), moves: make(chan struct{})}
 	c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"), colly.Async(true))
 	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2}); err != nil {
 		t.Fatal(err)
 	}
-	ext = Apply(c, quiet())
+	ext = Apply(c, quiet(), WithClock(clk.now), withSleep(clk.sleep))
 	// The sick host first: its first answer pauses it (the Extension's
 	// hook runs before this one), and the rest of its pages wait in the
-	// OnRequest hook, holding no slot.
+	// OnRequest hook, taking no slot.
 	answered := make(chan struct{})
 	c.OnResponseHeaders(func(r *colly.Response) {
 		if r.Request.URL.Path == "/first" {
@@ -271,21 +297,65 @@ func TestBackoffNoHeadOfLine(t *testing.T) {
 	for i := range 30 {
 		_ = c.Visit(fmt.Sprintf("%s/h/%d", healthy.URL, i))
 	}
+	select {
+	case <-healthyDone:
+	case <-time.After(30 * time.Second):
+		mu.Lock()
+		n := len(phases)
+		mu.Unlock()
+		t.Errorf("%d pages of the healthy host answered in 30 s while the other host was paused, want 30", n)
+	}
+	sickMu.Lock()
+	early := sick200
+	sickMu.Unlock()
+	if early != 0 {
+		t.Errorf("%d pages of the paused host answered before its pause could end", early)
+	}
+	close(clk.moves) // the pause may end now
 	c.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	if len(phases) != 30 {
-		t.Fatalf("%d pages of the healthy host answered, want 30", len(phases))
-	}
 	for i, p := range phases {
 		if p != "paused" {
 			t.Fatalf("healthy page %d answered while the other host was %q, want every one during its pause", i, p)
 		}
 	}
-	during, _, ok := sick.counts()
-	if during != 1 || ok != 10 {
-		t.Fatalf("sick host: %d requests in the overload, %d pages 200; want 1 and 10", during, ok)
+	sickMu.Lock()
+	defer sickMu.Unlock()
+	if sick503 != 1 || sick200 != 10 {
+		t.Fatalf("sick host: %d answers 503, %d pages 200; want 1 and 10", sick503, sick200)
 	}
+}
+
+// stillClock is a hand-moved clock that stands still until moves is
+// closed. A sleep of d from t waits for that (or for its context), then
+// moves the clock on to t+d unless it is already later: sleeps that
+// overlap move it once, as on a real clock.
+type stillClock struct {
+	mu    sync.Mutex
+	t     time.Time
+	moves chan struct{}
+}
+
+func (c *stillClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *stillClock) sleep(ctx context.Context, d time.Duration) error {
+	wake := c.now().Add(max(d, 0))
+	select {
+	case <-c.moves:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if wake.After(c.t) {
+		c.t = wake
+	}
+	return nil
 }
 
 // TestBackoffRefusedPastTheBound: a host pausing for longer than
