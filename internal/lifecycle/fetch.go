@@ -1,0 +1,273 @@
+package lifecycle
+
+// This file fetches one origin's robots.txt and classifies the answer with
+// RFC 9309's outcome table (§2.3.1). The root's FetchRobots and the Cache
+// share it, so the robotscheck command sees exactly what a collector sees.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/robotstxt"
+)
+
+// FetcherConfig is what a Fetcher is made of. The root package fills it
+// from its options; the limits are its public constants.
+type FetcherConfig struct {
+	// Client is copied, its CheckRedirect replaced by the robots.txt
+	// redirect rules; nil: a client on a clone of http.DefaultTransport.
+	Client *http.Client
+	// Timeout bounds one fetch, redirects and body included; ≤ 0: the
+	// fetch has no bound of its own, only its context's.
+	Timeout time.Duration
+	// TTL is the lifetime of an answer that states none; MaxTTL caps
+	// every lifetime.
+	TTL, MaxTTL time.Duration
+	// MaxRedirects is how many redirects a request follows; one more
+	// makes robots.txt unavailable. MaxBodySize is how many body bytes
+	// are read.
+	MaxRedirects, MaxBodySize int
+	// Concurrency bounds the fetches in flight at once (at least one).
+	Concurrency int
+	// AuthDisallow makes 401 and 403 OutcomeUnauthorized.
+	AuthDisallow bool
+	// KeepBody keeps the parsed body in Robots.Body.
+	KeepBody bool
+	// Now is the clock of FetchedAt and Expires; nil: time.Now.
+	Now func() time.Time
+	// RetryAfter reads a Retry-After value (RFC 9110 §10.2.3) as a delay
+	// from now; given is false when it asks for nothing. nil: Retry-After
+	// is not read.
+	RetryAfter func(v string, now time.Time) (d time.Duration, given bool)
+	// Errors are the errors the answers carry.
+	Errors Errors
+}
+
+// Fetcher makes robots.txt requests for one configuration. It is safe for
+// concurrent use.
+type Fetcher struct {
+	cfg    FetcherConfig // read-only
+	client *http.Client
+	owned  *http.Transport // our own transport, closed by Close; nil when the caller gave a client
+	// slots bounds the fetches in flight: a fetch holds one for its whole
+	// duration, redirects and body included.
+	slots chan struct{}
+}
+
+// NewFetcher prepares the HTTP client: a copy of cfg.Client, or one on a
+// clone of http.DefaultTransport, with the robots.txt redirect rules.
+func NewFetcher(cfg FetcherConfig) *Fetcher {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	f := &Fetcher{cfg: cfg, slots: make(chan struct{}, max(cfg.Concurrency, 1))}
+	if cfg.Client != nil {
+		cl := *cfg.Client
+		f.client = &cl
+	} else {
+		f.owned = newTransport(cfg.Timeout)
+		f.client = &http.Client{Transport: f.owned}
+	}
+	f.client.CheckRedirect = f.checkRedirect
+	return f
+}
+
+// Timeout is the bound of one fetch (FetcherConfig.Timeout).
+func (f *Fetcher) Timeout() time.Duration { return f.cfg.Timeout }
+
+// Close releases the idle connections of a transport the Fetcher made.
+func (f *Fetcher) Close() {
+	if f.owned != nil {
+		f.owned.CloseIdleConnections()
+	}
+}
+
+// acquire takes a fetch slot, waiting as long as ctx allows.
+func (f *Fetcher) acquire(ctx context.Context) error {
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case f.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *Fetcher) release() { <-f.slots }
+
+// Fetch requests o's robots.txt. hdr is used as the request's header and
+// must not be shared (see RequestHeader). prev, when it holds validators
+// of a good copy, makes the request conditional. failures is how many
+// unreachable answers in a row this one would make, for the backoff.
+//
+// Every answer of the origin, errors included, is reported in the Robots.
+// The error is non-nil only when ctx ends first, or wraps Errors.Local
+// when this machine could not make the request.
+func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Robots, failures int) (*Robots, error) {
+	cfg := &f.cfg
+	r := &Robots{URL: o.RobotsURL(), FetchedAt: cfg.Now()}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := f.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer f.release()
+	r.FetchedAt = cfg.Now() // the request starts once it has a slot
+	tctx := ctx
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		tctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(tctx, http.MethodGet, r.URL, nil)
+	if err != nil { // a host url.Parse let through but net/http rejects
+		r.Outcome, r.Err = backend.OutcomeUnreachable, fmt.Errorf("%w: %w: %v", cfg.Errors.Unreachable, cfg.Errors.InvalidURL, err)
+		r.Expires = r.FetchedAt.Add(backoff(failures, 0))
+		return r, nil
+	}
+	req.Header = hdr
+	if h := hdr.Get("Host"); h != "" {
+		req.Host = h
+	}
+	conditional := prev != nil && prev.Outcome == backend.OutcomeOK && (prev.ETag != "" || prev.LastModified != "")
+	if conditional {
+		if prev.ETag != "" {
+			req.Header.Set("If-None-Match", prev.ETag)
+		}
+		if prev.LastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.LastModified)
+		}
+	}
+
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if isLocalError(err) {
+			return nil, &localError{cfg.Errors.Local, err}
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			// net/http masks a password only, and not at all in the
+			// Location of a refused redirect.
+			ue.URL = redact.RawURL(ue.URL)
+		}
+		if resp != nil { // a refused redirect: net/http returns the last response, body closed
+			r.Status, r.FinalURL, r.Redirects = resp.StatusCode, resp.Request.URL.String(), countRedirects(resp)
+		}
+		switch {
+		case errors.Is(err, cfg.Errors.TooManyRedirects), errors.Is(err, cfg.Errors.RedirectNotHTTP):
+			r.Outcome, r.Err = backend.OutcomeUnavailable, err
+			r.Expires = r.FetchedAt.Add(cfg.TTL)
+		default:
+			r.Outcome, r.Err = backend.OutcomeUnreachable, fmt.Errorf("%w: %w", cfg.Errors.Unreachable, err)
+			r.Expires = r.FetchedAt.Add(backoff(failures, 0))
+		}
+		return r, nil
+	}
+	defer resp.Body.Close()
+	r.Status = resp.StatusCode
+	r.FinalURL = resp.Request.URL.String()
+	r.Redirects = countRedirects(resp)
+	r.RetryAfter = f.retryAfter(resp.Header.Get("Retry-After"), r.FetchedAt)
+
+	switch s := resp.StatusCode; {
+	case s >= 200 && s < 300:
+		body, truncated, err := readBody(resp.Body, cfg.MaxBodySize)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if isLocalError(err) {
+				return nil, &localError{cfg.Errors.Local, err}
+			}
+			r.Outcome, r.Err = backend.OutcomeUnreachable, fmt.Errorf("%w: reading the body: %w", cfg.Errors.Unreachable, err)
+			r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
+			return r, nil
+		}
+		r.Outcome, r.Policy, r.Size, r.Truncated = backend.OutcomeOK, parse(body), len(body), truncated
+		if cfg.KeepBody {
+			r.Body = body
+		}
+		r.ETag, r.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	case s == http.StatusNotModified && conditional:
+		r.Outcome, r.Policy, r.NotModified = backend.OutcomeOK, prev.Policy, true
+		r.Size, r.Truncated = prev.Size, prev.Truncated
+		r.ETag, r.LastModified = prev.ETag, prev.LastModified
+		if e := resp.Header.Get("ETag"); e != "" {
+			r.ETag = e
+		}
+		if lm := resp.Header.Get("Last-Modified"); lm != "" {
+			r.LastModified = lm
+		}
+	case s >= 300 && s < 400: // a redirect we could not follow
+		r.Outcome = backend.OutcomeUnavailable
+	case (s == http.StatusUnauthorized || s == http.StatusForbidden) && cfg.AuthDisallow:
+		r.Outcome = backend.OutcomeUnauthorized
+	case s == http.StatusTooManyRequests || s >= 500 || s < 200:
+		// 5xx, 429, and codes no server should send as a final answer
+		// (1xx, anything outside 100–599).
+		r.Outcome, r.Err = backend.OutcomeUnreachable, cfg.Errors.Status(r.URL, s)
+		r.Expires = r.FetchedAt.Add(backoff(failures, r.RetryAfter))
+		return r, nil
+	default: // 4xx
+		r.Outcome = backend.OutcomeUnavailable
+	}
+	ttl := cfg.TTL
+	if r.NotModified && prev.Expires.After(prev.FetchedAt) {
+		// RFC 9111 §4.3.4: a 304 updates the stored response, so without
+		// caching headers of its own the stored lifetime still applies.
+		ttl = prev.Expires.Sub(prev.FetchedAt)
+	}
+	r.Expires = r.FetchedAt.Add(lifetime(resp.Header, r.FetchedAt, ttl, cfg.MaxTTL))
+	return r, nil
+}
+
+// parse compiles a robots.txt body.
+func parse(body []byte) *robotstxt.Policy {
+	p := new(robotstxt.Policy)
+	p.Parse(body)
+	return p
+}
+
+// countRedirects counts the hops that led to resp.
+func countRedirects(resp *http.Response) int {
+	n := 0
+	for r := resp.Request; r != nil && r.Response != nil; r = r.Response.Request {
+		n++
+	}
+	return n
+}
+
+// readBody reads at most limit bytes. When the body is longer, the rest
+// is ignored and the line the limit cut is dropped.
+func readBody(body io.Reader, limit int) (b []byte, truncated bool, err error) {
+	b, err = io.ReadAll(io.LimitReader(body, int64(limit)+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(b) <= limit {
+		return b, false, nil
+	}
+	b = b[:limit]
+	if i := bytes.LastIndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i+1]
+	} else {
+		b = b[:0]
+	}
+	return b, true, nil
+}

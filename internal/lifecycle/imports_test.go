@@ -1,0 +1,66 @@
+package lifecycle
+
+import (
+	"go/build"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// allowedImport reports whether the lifecycle may import path itself (see
+// the package comment): the standard library, the backend contract, the
+// robots.txt engine, redact and singleflight. Colly and the root package
+// are none of them.
+func allowedImport(path string, standard bool) bool {
+	switch {
+	case standard:
+		return true
+	case path == "github.com/robotsext/robotsext/backend",
+		path == "github.com/robotsext/robotsext/internal/robotstxt",
+		path == "github.com/robotsext/robotsext/internal/redact",
+		path == "golang.org/x/sync/singleflight":
+		return true
+	}
+	return false
+}
+
+// allowedDependency reports whether the lifecycle may depend on path
+// through its imports: what it may import, and what those import in turn
+// (backend's internal/pause, the engine's httpsfv).
+func allowedDependency(path string, standard bool) bool {
+	return allowedImport(path, standard) ||
+		path == "github.com/robotsext/robotsext/internal/pause" ||
+		path == "github.com/dunglas/httpsfv"
+}
+
+// TestImports holds the lifecycle to what it may import: its own imports
+// are read from its files, and, where the go command is at hand, every
+// package it depends on through them is listed.
+func TestImports(t *testing.T) {
+	t.Parallel()
+	pkg, err := build.ImportDir(".", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range pkg.Imports {
+		first, _, _ := strings.Cut(path, "/")
+		if !allowedImport(path, !strings.Contains(first, ".")) {
+			t.Errorf("the lifecycle imports %s", path)
+		}
+	}
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	out, err := exec.Command(gocmd, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	self := "github.com/robotsext/robotsext/internal/lifecycle"
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, standard, _ := strings.Cut(line, " ")
+		if path != self && !allowedDependency(path, standard == "true") {
+			t.Errorf("the lifecycle depends on %s", path)
+		}
+	}
+}

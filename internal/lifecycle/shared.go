@@ -1,0 +1,179 @@
+package lifecycle
+
+// This file keeps an origin's entry through a Backend, for a fleet: adopt
+// a fresh shared record, or take the lease, fetch and share the result, or
+// wait for the worker that holds the lease.
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
+
+const (
+	// leaseShort is the life of a lease a LeaseRenewer renews every
+	// leaseShort/3 while the fetch runs: a holder that dies stalls its
+	// origin for at most this long.
+	leaseShort = 3 * time.Second
+
+	// pollFirst and pollMax bound how often a worker waiting for another's
+	// fetch reads the shared record.
+	pollFirst = 10 * time.Millisecond
+	pollMax   = 250 * time.Millisecond
+)
+
+// refreshShared keeps o's entry through the Backend: it adopts a fresh
+// shared record, or fetches under the lease and shares the result, or
+// waits for the worker holding the lease. Backend failures are returned
+// wrapping errBackend.
+func (c *Cache) refreshShared(ctx context.Context, o Origin) (*Entry, error) {
+	b, key := c.cfg.Backend, o.String()
+	// However long the leases others hold, this worker waits for them at
+	// most as long as an honest holder's fetch can take; past that, the
+	// lease is treated as a Backend failure and robots.txt is fetched
+	// locally, so that no request waits on a lease that never resolves.
+	giveUp := time.Now().Add(c.cfg.Fetcher.Timeout() + c.cfg.LeaseMargin)
+	poll := pollFirst // backs off across leases too
+	for {
+		rec, err := b.Load(ctx, key)
+		if err != nil {
+			return nil, c.backendErr(ctx, "load", err)
+		}
+		if fresh(rec, c.cfg.Now()) {
+			en := entryOf(o, rec, nil, c.errs)
+			c.install(ctx, en, nil, false)
+			return en, nil
+		}
+		lease, ok, wait, err := b.Lease(ctx, key, c.leaseTTL())
+		if err != nil {
+			return nil, c.backendErr(ctx, "lease", err)
+		}
+		if ok {
+			// Another worker may have stored a fresh record between our
+			// Load and our Lease: use it, and give the lease back by
+			// storing that record unchanged.
+			if cur, err := b.Load(ctx, key); err == nil && fresh(cur, c.cfg.Now()) {
+				_ = b.Store(ctx, key, lease, cur)
+				en := entryOf(o, cur, nil, c.errs)
+				c.install(ctx, en, nil, false)
+				return en, nil
+			}
+			return c.fetchShared(ctx, o, rec, lease)
+		}
+		left := time.Until(giveUp)
+		if left <= 0 {
+			return nil, c.backendErr(ctx, "lease", errLeaseStuck)
+		}
+		if err := c.awaitRecord(ctx, key, min(wait, left), &poll); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// awaitRecord polls key's record while another worker holds the lease,
+// until a fresh record appears or the lease's remaining life (wait) has
+// passed, whichever is first. *poll is the interval between polls: it
+// doubles up to pollMax, and one poll happens however short wait is, so
+// that a Backend answering a wait of 0 is not asked in a tight loop.
+func (c *Cache) awaitRecord(ctx context.Context, key string, wait time.Duration, poll *time.Duration) error {
+	deadline := time.Now().Add(max(wait, *poll))
+	for ; ; *poll = min(*poll*2, pollMax) {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil
+		}
+		if err := sleep(ctx, min(*poll, left)); err != nil {
+			return err
+		}
+		rec, err := c.cfg.Backend.Load(ctx, key)
+		if err != nil {
+			return c.backendErr(ctx, "load", err)
+		}
+		if fresh(rec, c.cfg.Now()) {
+			return nil
+		}
+	}
+}
+
+// fetchShared fetches o's robots.txt under lease and stores the record.
+// The entry is installed locally even when the store is refused (the
+// lease was lost): this worker obeys what it fetched.
+func (c *Cache) fetchShared(ctx context.Context, o Origin, prev *backend.Record, lease backend.Lease) (*Entry, error) {
+	b, key := c.cfg.Backend, o.String()
+	var good *Robots
+	if g := goodAnswer(prev); g != nil {
+		good = robotsOf(g, c.errs)
+	}
+	failures := 1
+	if prev != nil {
+		failures = prev.Failures + 1
+	}
+	hdr := c.header()
+	stop := sync.OnceFunc(c.renewWhileFetching(ctx, key, lease))
+	defer stop() // when the paced wait ended with ctx
+	return c.fetchPaced(ctx, o, func() (*Entry, error) {
+		r, err := c.cfg.Fetcher.Fetch(ctx, o, hdr, good, failures)
+		stop()
+		if err != nil {
+			return nil, err // the lease expires by itself
+		}
+		rec := nextRecord(prev, r, r.Body)
+		r.Body = nil
+		if err := b.Store(ctx, key, lease, rec); err != nil {
+			if errors.Is(err, backend.ErrLeaseLost) {
+				c.cfg.Logger.Debug("robotsext: robots.txt lease lost; keeping this fetch locally", "origin", key)
+			} else {
+				_ = c.backendErr(ctx, "store", err)
+			}
+		}
+		en := entryOf(o, rec, r, c.errs)
+		c.install(ctx, en, hdr, true)
+		return en, nil
+	})
+}
+
+// leaseTTL is the life of a robots.txt lease: short when the Backend
+// renews leases, else the whole fetch timeout and a margin.
+func (c *Cache) leaseTTL() time.Duration {
+	if _, ok := c.cfg.Backend.(backend.LeaseRenewer); ok {
+		return leaseShort
+	}
+	return c.cfg.Fetcher.Timeout() + c.cfg.LeaseMargin
+}
+
+// renewWhileFetching renews lease every leaseShort/3 until the returned
+// stop is called, when the Backend is a LeaseRenewer; otherwise it does
+// nothing. A renewal that fails is not retried: the lease then expires,
+// and Store tells whether another worker took it.
+func (c *Cache) renewWhileFetching(ctx context.Context, key string, lease backend.Lease) (stop func()) {
+	lr, ok := c.cfg.Backend.(backend.LeaseRenewer)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(leaseShort / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := lr.Renew(ctx, key, lease, leaseShort); err != nil {
+					if !errors.Is(err, backend.ErrLeaseLost) {
+						_ = c.backendErr(ctx, "renew", err)
+					}
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
