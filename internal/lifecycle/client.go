@@ -67,15 +67,16 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// isLocalError reports errors of this machine rather than of the site:
-// descriptors, buffers, memory or local ports exhausted.
-func isLocalError(err error) bool {
+// isLocal reports errors of this machine rather than of the site:
+// descriptors, buffers, memory or local ports exhausted, and those
+// FetcherConfig.IsLocal names.
+func (f *Fetcher) isLocal(err error) bool {
 	for _, errno := range [...]syscall.Errno{syscall.EMFILE, syscall.ENFILE, syscall.ENOBUFS, syscall.ENOMEM, syscall.EADDRNOTAVAIL} {
 		if errors.Is(err, errno) {
 			return true
 		}
 	}
-	return false
+	return f.cfg.IsLocal != nil && f.cfg.IsLocal(err)
 }
 
 // managed lists the request headers the fetch sets itself.

@@ -24,7 +24,10 @@ import (
 type FetcherConfig struct {
 	// Client is copied, its CheckRedirect replaced by the robots.txt
 	// redirect rules; nil: a client on a clone of http.DefaultTransport.
-	Client *http.Client
+	// Transport, when set, wraps the client's transport (Web Bot Auth
+	// signs the requests there).
+	Client    *http.Client
+	Transport func(http.RoundTripper) http.RoundTripper
 	// Timeout bounds one fetch, redirects and body included; ≤ 0: the
 	// fetch has no bound of its own, only its context's.
 	Timeout time.Duration
@@ -47,8 +50,12 @@ type FetcherConfig struct {
 	// from now; given is false when it asks for nothing. nil: Retry-After
 	// is not read.
 	RetryAfter func(v string, now time.Time) (d time.Duration, given bool)
-	// Errors are the errors the answers carry.
-	Errors Errors
+	// Errors are the errors the answers carry. IsLocal reports the
+	// errors of this machine beside exhausted descriptors, buffers and
+	// ports (a request that could not be signed, so was not sent); nil:
+	// none.
+	Errors  Errors
+	IsLocal func(error) bool
 }
 
 // Fetcher makes robots.txt requests for one configuration. It is safe for
@@ -77,6 +84,9 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 		f.client = &http.Client{Transport: f.owned}
 	}
 	f.client.CheckRedirect = f.checkRedirect
+	if cfg.Transport != nil {
+		f.client.Transport = cfg.Transport(f.client.Transport)
+	}
 	return f
 }
 
@@ -157,7 +167,7 @@ func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Ro
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if isLocalError(err) {
+		if f.isLocal(err) {
 			return nil, &localError{cfg.Errors.Local, err}
 		}
 		var ue *url.Error
@@ -192,7 +202,7 @@ func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Ro
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if isLocalError(err) {
+			if f.isLocal(err) {
 				return nil, &localError{cfg.Errors.Local, err}
 			}
 			r.Outcome, r.Err = backend.OutcomeUnreachable, fmt.Errorf("%w: reading the body: %w", cfg.Errors.Unreachable, err)

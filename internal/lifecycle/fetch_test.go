@@ -459,3 +459,38 @@ func TestFetchContextEnds(t *testing.T) {
 		t.Errorf("Fetch = %+v, %v; want the context's error", r, err)
 	}
 }
+
+// roundTripFunc is an http.RoundTripper of one func.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestFetchTransportAndIsLocal proves that FetcherConfig.Transport wraps
+// the client's transport, and that an error IsLocal names (a request
+// that could not be signed) is this machine's: the fetch fails with
+// Errors.Local instead of making the origin unreachable.
+func TestFetchTransportAndIsLocal(t *testing.T) {
+	t.Parallel()
+	const errUnsigned failure = "test: not signed"
+	mt, cl := mock()
+	mt.RegisterResponder("GET", testRobots, respond(200, testRules))
+	cfg := fetcherConfig(cl, newClock())
+	cfg.Transport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			if req.Header.Get("Signature") == "" {
+				return nil, errUnsigned
+			}
+			return rt.RoundTrip(req)
+		})
+	}
+	cfg.IsLocal = func(err error) bool { return errors.Is(err, errUnsigned) }
+	f := NewFetcher(cfg)
+	_, err := f.Fetch(context.Background(), testHost, RequestHeader(nil), nil, 1)
+	if !errors.Is(err, errLocal) || !errors.Is(err, errUnsigned) {
+		t.Errorf("unsigned: %v; want Errors.Local and the cause", err)
+	}
+	r, err := f.Fetch(context.Background(), testHost, RequestHeader(http.Header{"Signature": {"sig1"}}), nil, 1)
+	if err != nil || r.Outcome != backend.OutcomeOK {
+		t.Errorf("signed: %+v %v", r, err)
+	}
+}
