@@ -156,7 +156,7 @@ func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string)
 // when r does not go now.
 func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 	o, err := originOf(r.URL)
-	if err != nil || e.pauses.Wire(r, o.host) {
+	if err != nil || e.pauses.Wire(r, o.Host) {
 		return true
 	}
 	if c != nil && c.Async && e.requeue(r) == nil {
@@ -164,7 +164,7 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 		r.Abort()
 		return false
 	}
-	return e.admitted(contextOf(c), r, o.host)
+	return e.admitted(contextOf(c), r, o.Host)
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,

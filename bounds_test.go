@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // End-to-end tests of issue 11's bounds under load: the cache's memory
@@ -730,7 +731,7 @@ func (f *localFailures) RoundTrip(r *http.Request) (*http.Response, error) {
 // robots.txt again and goes out once it succeeds.
 func TestBoundsLocalErrors(t *testing.T) {
 	t.Parallel()
-	const tries = 1 + localRetries
+	const tries = 1 + lifecycle.LocalRetries
 	for _, tt := range []struct {
 		name     string
 		errno    syscall.Errno

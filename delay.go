@@ -71,16 +71,6 @@ func (e *Extension) newPacing() {
 	e.adaptive = pacing.NewAdaptive(cfg.adaptiveTarget, clock, e.pacer)
 }
 
-// backendHealth is the Extension's view of its Backend, as the pacing
-// asks for it (pacing.Health): the cool-down after a failure
-// (backendUp), the recovery after it (backendRecovering) and the failure
-// itself (backendFailed), all in refresh.go.
-type backendHealth struct{ e *Extension }
-
-func (h backendHealth) Up() bool         { return h.e.backendUp() }
-func (h backendHealth) Recovering() bool { return h.e.backendRecovering() }
-func (h backendHealth) Failed(err error) { h.e.backendFailed(err) }
-
 // limitRules describes the pace of every paced host as Colly LimitRules,
 // sorted by DomainRegexp: each matches exactly that host (any case, port
 // included; metacharacters quoted), Parallelism 1, Delay the effective

@@ -680,7 +680,7 @@ func TestE2EDifferencesFromBuiltin(t *testing.T) {
 			}
 			c.Visit(s.URL + "/page")
 			healthy.Store(true)
-			clk.Advance(minBackoff)
+			clk.Advance(time.Minute)
 			c.Visit(s.URL + "/page")
 			want := []string{"GET /page"}
 			if builtin {

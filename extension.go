@@ -11,14 +11,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
 
 	"github.com/gocolly/colly/v2"
 	whatwgUrl "github.com/nlnwa/whatwg-url/url"
 	"github.com/robotsext/robotsext/internal/robotstxt"
-	"golang.org/x/sync/singleflight"
 )
 
 // Extension makes Colly collectors obey robots.txt. Apply creates it for
@@ -34,14 +33,11 @@ import (
 type Extension struct {
 	c        *colly.Collector // the collector given to Apply; may be nil
 	cfg      *config          // read-only after Apply
-	fetcher  *fetcher         // read-only after Apply
 	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
-	cache    *lru
-	flights  singleflight.Group // one robots.txt fetch per origin at a time
-	refetch  refetches          // robots.txt requests on the wire, for Forget (refetch.go)
-	pacer    *pacing.Pacer      // each host's Crawl-delay pace (delay.go); read-only after Apply
-	pauses   *pacing.Backoff    // the hosts that asked for less (backoff.go); read-only after Apply
-	adaptive *pacing.Adaptive   // WithAdaptivePace (delay.go); read-only after Apply
+	cache    *lifecycle.Cache // each origin's robots.txt (lifecycle.go); read-only after Apply
+	pacer    *pacing.Pacer    // each host's Crawl-delay pace (delay.go); read-only after Apply
+	pauses   *pacing.Backoff  // the hosts that asked for less (backoff.go); read-only after Apply
+	adaptive *pacing.Adaptive // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
 	id       identity // the product token, derived once per User-Agent
 	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
@@ -49,8 +45,6 @@ type Extension struct {
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)
 	maxHeld       int64        // MaxHeld when 0; tests set it before use
-	purges        purgeWatch   // position in a Forgetter's purge log (inspect.go)
-	purging       bool         // the backend is a Forgetter; read-only after Apply
 	builtinWarned atomic.Bool  // the warning of Colly's own check was logged
 	marks         atomic.Int64 // pages marked so far (nofollow.go); 0: no request carries a mark
 
@@ -91,17 +85,12 @@ type Extension struct {
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{
-		c:       c,
-		cfg:     cfg,
-		fetcher: cfg.newFetcher(),
-		urls:    whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
+		c:    c,
+		cfg:  cfg,
+		urls: whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
-	e.fetcher.keepBody = cfg.backend != nil // records carry the raw body
 	e.newPacing()
-	if f, ok := cfg.backend.(backend.Forgetter); ok && f != nil {
-		e.purging = true
-	}
-	e.cache = newLRU(cfg.cacheSize, cfg.cacheMemory, e.evicted)
+	e.cache = e.newCache()
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
 	}
@@ -271,17 +260,19 @@ func (e *Extension) Sitemaps(rawURL string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if en.outcome == OutcomeUnreachable {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, en.robots.URL, en.robots.Err)
+	if en.Outcome == OutcomeUnreachable {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, en.Robots.URL, en.Robots.Err)
 	}
-	return en.policy.Sitemaps(), nil
+	return en.Policy.Sitemaps(), nil
 }
 
 // Stats returns a snapshot of the counters. It is safe to call while
 // crawling.
 func (e *Extension) Stats() Stats {
 	s := e.stats.snapshot()
-	s.Origins, s.CacheBytes, s.Evictions = e.cache.counts()
+	n := e.cache.Counts()
+	s.CacheHits, s.CacheMisses, s.LocalErrors = n.Hits, n.Misses, n.LocalErrors
+	s.Origins, s.CacheBytes, s.Evictions = n.Origins, n.Bytes, n.Evictions
 	s.CrawlDelaysClamped = e.pacer.Clamped()
 	s.BackendAnomalies = e.pacer.Anomalies()
 	s.HeldNow = e.held.Load()

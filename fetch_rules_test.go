@@ -16,11 +16,13 @@ import (
 
 	"github.com/gocolly/colly/v2"
 	"github.com/jarcoal/httpmock"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // Unit tests of issue 11's smaller fetch rules, against httpmock
 // transports and a hand-moved clock (extension_test.go's mock, respond and
-// clock): the most restrictive Cache-Control, statuses outside 100–599,
+// clock), as the Extension and FetchRobots apply them (internal/lifecycle
+// tests the rules themselves): Cache-Control no-cache, statuses outside 100–599,
 // the ReasonUnavailable text, Retry-After capped at an hour, custom headers
 // dropped on cross-host robots.txt redirects, and override patterns that
 // can never match. Nothing here sleeps.
@@ -40,47 +42,6 @@ func fetchWith(t *testing.T, clk *clock, r httpmock.Responder, opts ...Option) *
 
 // lifetimeOf is how long a fetch stays fresh.
 func lifetimeOf(r *Robots) time.Duration { return r.Expires.Sub(r.FetchedAt) }
-
-// TestFetchCacheControlMostRestrictive proves that of several
-// Cache-Control directives (in one header or several) the most
-// restrictive decides: no-cache or no-store anywhere means revalidate
-// (the one-minute floor), max-age values that disagree make the answer
-// stale (the floor; RFC 9111 §4.2.1), and max-age wins over Expires.
-func TestFetchCacheControlMostRestrictive(t *testing.T) {
-	t.Parallel()
-	clk := newClock()
-	far := clk.Now().Add(12 * time.Hour).Format(http.TimeFormat)
-	tests := []struct {
-		name    string
-		headers []string // key, value pairs; a key may repeat
-		want    time.Duration
-	}{
-		{"max-age then no-cache", []string{"Cache-Control", "max-age=3600, no-cache"}, minLifetime},
-		{"no-cache then max-age", []string{"Cache-Control", "no-cache, max-age=3600"}, minLifetime},
-		{"no-store among others", []string{"Cache-Control", "public, max-age=3600, no-store"}, minLifetime},
-		{"no-cache in a second header", []string{"Cache-Control", "max-age=3600", "Cache-Control", "no-cache"}, minLifetime},
-		{"disagreeing max-age in one header", []string{"Cache-Control", "max-age=7200, max-age=600"}, minLifetime},
-		{"disagreeing max-age across headers", []string{"Cache-Control", "max-age=7200", "Cache-Control", "max-age=900"}, minLifetime},
-		{"agreeing max-age across headers", []string{"Cache-Control", "max-age=900", "Cache-Control", "max-age=900"}, 900 * time.Second},
-		{"quoted, upper case, agreeing", []string{"Cache-Control", `MAX-AGE="1200", max-age=1200`}, 1200 * time.Second},
-		{"an invalid max-age beside a valid one", []string{"Cache-Control", "max-age=soon, max-age=1800"}, minLifetime},
-		{"max-age wins over a later Expires", []string{"Cache-Control", "max-age=600", "Expires", far}, 600 * time.Second},
-		{"no-cache wins over Expires", []string{"Cache-Control", "no-cache", "Expires", far}, minLifetime},
-		{"one max-age alone", []string{"Cache-Control", "max-age=7200"}, 2 * time.Hour},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := fetchWith(t, clk, respond(200, testRules, tt.headers...))
-			if r.Outcome != OutcomeOK {
-				t.Fatalf("outcome %v", r.Outcome)
-			}
-			if got := lifetimeOf(r); got != tt.want {
-				t.Errorf("%q: fresh for %v, want %v", tt.headers, got, tt.want)
-			}
-		})
-	}
-}
 
 // TestCacheControlNoCacheRevalidates proves the consequence inside the
 // Extension: "max-age=3600, no-cache" is revalidated (a conditional
@@ -143,8 +104,8 @@ func TestFetchStatusOutsideRange(t *testing.T) {
 		if !errors.As(r.Err, &se) || se.StatusCode != status || se.URL != testRobots || !errors.Is(r.Err, ErrUnreachable) {
 			t.Errorf("HTTP %d: Err = %#v, want a *StatusError with the code, wrapping ErrUnreachable", status, r.Err)
 		}
-		if got := lifetimeOf(r); got != minBackoff {
-			t.Errorf("HTTP %d: retried after %v, want the first backoff %v", status, got, minBackoff)
+		if got := lifetimeOf(r); got != time.Minute {
+			t.Errorf("HTTP %d: retried after %v, want the first backoff, a minute", status, got)
 		}
 		if v := r.Verdict("bot", "/page", FailClosed); v.Allowed || v.Reason != ReasonUnreachable || v.Err != r.Err {
 			t.Errorf("HTTP %d, fail-closed: %+v", status, v)
@@ -187,7 +148,7 @@ func TestRetryAfterCappedAtAnHour(t *testing.T) {
 	date := func(d time.Duration) string { return clk.Now().Add(d).UTC().Format(http.TimeFormat) }
 	tests := []struct {
 		value string
-		want  time.Duration // Robots.RetryAfter; the backoff is this, or minBackoff when 0
+		want  time.Duration // Robots.RetryAfter; the backoff is this, or the first backoff (a minute) when 0
 	}{
 		{"120", 2 * time.Minute},
 		{"3600", time.Hour},
@@ -212,7 +173,7 @@ func TestRetryAfterCappedAtAnHour(t *testing.T) {
 			}
 			wantBackoff := tt.want
 			if wantBackoff == 0 {
-				wantBackoff = minBackoff
+				wantBackoff = time.Minute
 			}
 			if r.RetryAfter != tt.want || lifetimeOf(r) != wantBackoff {
 				t.Errorf("HTTP %d, Retry-After %q: RetryAfter %v, retried after %v; want %v and %v",
@@ -348,11 +309,11 @@ func TestRobotsRedirectDropsCustomHeaders(t *testing.T) {
 				if _, err := ext.Check(testOrigin + "/page"); err != nil {
 					t.Fatal(err)
 				}
-				en := ext.cache.peek(origin{host: "a.test"})
+				en := ext.cache.Peek(lifecycle.Origin{Host: "a.test"})
 				if en == nil {
 					t.Fatal("robots.txt not cached")
 				}
-				return en.robots
+				return robotsOf(en.Robots)
 			})
 		})
 	}

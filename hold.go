@@ -10,6 +10,8 @@ package robotsext
 import (
 	"context"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // MaxHeld bounds the requests held at once by one Extension under
@@ -58,7 +60,7 @@ func deferrable(v *Verdict) bool {
 // bound, and returns the Verdict deciding path then: the first one not
 // refused because robots.txt could not be had, or v refreshed when the
 // bound is reached. ok is false when ctx ended first.
-func (e *Extension) hold(ctx context.Context, o origin, decidePath func(*entry) Verdict, v Verdict) (_ Verdict, ok bool) {
+func (e *Extension) hold(ctx context.Context, o lifecycle.Origin, decidePath func(*lifecycle.Entry) Verdict, v Verdict) (_ Verdict, ok bool) {
 	limit := int64(MaxHeld)
 	if e.maxHeld > 0 {
 		limit = e.maxHeld

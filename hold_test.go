@@ -138,7 +138,7 @@ func TestDeferUnreachableRecovers(t *testing.T) {
 		{"429 Retry-After", func() *flakyRobots { return &flakyRobots{status: http.StatusTooManyRequests} },
 			[]time.Duration{time.Second, time.Second}},
 		{"connection closed", func() *flakyRobots { return &flakyRobots{hangUp: true} },
-			[]time.Duration{minBackoff, 2 * minBackoff}},
+			[]time.Duration{time.Minute, 2 * time.Minute}},
 	}
 	for _, fl := range failures {
 		for _, async := range []bool{false, true} {

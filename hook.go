@@ -11,6 +11,7 @@ import (
 	"net/url"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
@@ -60,7 +61,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
-	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.host) { // backoff.go
+	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
 		return
 	}
 	e.stats.decided(v)
@@ -73,11 +74,11 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
-	if e.adaptive.On() && e.adaptive.Wait(ctx, o.host) != nil {
+	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return // the context ended and Colly fails the request
 	}
 	if e.pacer.Paced() {
-		_ = e.pacer.Wait(ctx, o.host, r) // on error the context ended and Colly fails the request
+		_ = e.pacer.Wait(ctx, o.Host, r) // on error the context ended and Colly fails the request
 	}
 }
 
@@ -94,14 +95,14 @@ func (e *Extension) warnBuiltin() {
 // onRequestHeld is the rest of onRequest for a request refused only
 // because robots.txt could not be had, under WithDeferUnreachable: it is
 // held (hold.go), then decided, reported and paced as any other.
-func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin, v Verdict) {
+func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecycle.Origin, v Verdict) {
 	ctx := contextOf(c)
-	v, ok := e.hold(ctx, o, func(en *entry) (v Verdict) { e.decideRequest(&v, en, r.URL); return v }, v)
+	v, ok := e.hold(ctx, o, func(en *lifecycle.Entry) (v Verdict) { e.decideRequest(&v, en, r.URL); return v }, v)
 	if !ok {
 		e.stats.cancelled.Add(1)
 		return
 	}
-	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.host) {
+	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.Host) {
 		return
 	}
 	e.stats.decided(v)
@@ -114,11 +115,11 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o origin
 			return
 		}
 	}
-	if e.adaptive.On() && e.adaptive.Wait(ctx, o.host) != nil {
+	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return
 	}
 	if e.pacer.Paced() {
-		_ = e.pacer.Wait(ctx, o.host, r)
+		_ = e.pacer.Wait(ctx, o.Host, r)
 	}
 }
 
@@ -144,7 +145,7 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if err != nil {
 		return
 	}
-	_ = e.pacer.Gate(contextOf(c), o.host, r, r.URL)
+	_ = e.pacer.Gate(contextOf(c), o.Host, r, r.URL)
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
@@ -173,7 +174,7 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 		}
 		if e.pacer.Paced() {
 			if o, err := originOf(r.URL); err == nil {
-				e.pacer.Done(o.host)
+				e.pacer.Done(o.Host)
 			}
 		}
 	}
@@ -186,7 +187,7 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 // other is built in a stack buffer, so a cached decision allocates
 // nothing. v is filled in place: a Verdict is large enough that copying
 // it back through the hook shows in its cost.
-func (e *Extension) decideRequest(v *Verdict, en *entry, u *url.URL) {
+func (e *Extension) decideRequest(v *Verdict, en *lifecycle.Entry, u *url.URL) {
 	p, plain := "", false
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
 		p, plain = robotstxt.PlainPath(u)
@@ -205,7 +206,7 @@ func (e *Extension) decideRequest(v *Verdict, en *entry, u *url.URL) {
 }
 
 // decideBuilt is decideRequest for a path that must be built.
-func (e *Extension) decideBuilt(v *Verdict, en *entry, u *url.URL) {
+func (e *Extension) decideBuilt(v *Verdict, en *lifecycle.Entry, u *url.URL) {
 	var buf [robotstxt.PathBufSize]byte
 	e.decideInto(v, en, bytesString(robotstxt.AppendPath(buf[:0], u)))
 }
@@ -239,7 +240,7 @@ func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 }
 
 // decide applies the entry in force to one request path.
-func (e *Extension) decide(en *entry, path string) (v Verdict) {
+func (e *Extension) decide(en *lifecycle.Entry, path string) (v Verdict) {
 	e.decideInto(&v, en, path)
 	return v
 }
@@ -247,28 +248,27 @@ func (e *Extension) decide(en *entry, path string) (v Verdict) {
 // decideInto is decide filling the zero Verdict v in place: a Verdict
 // returned through each level would be copied through memory each time,
 // which costs the hook more than the rules' search.
-func (e *Extension) decideInto(v *Verdict, en *entry, path string) {
+func (e *Extension) decideInto(v *Verdict, en *lifecycle.Entry, path string) {
 	switch {
-	case en.override && path == "/robots.txt":
+	case en.Override && path == "/robots.txt":
 		*v = Verdict{Allowed: true, Reason: ReasonRobotsTxt}
 		return
-	case en.override:
+	case en.Override:
 		*v = Verdict{Allowed: true, Reason: ReasonOverride}
 		return
 	}
-	if en.stale {
+	if en.Stale {
 		e.stats.staleServed.Add(1)
 	}
 	token := e.token()
-	if en.outcome == OutcomeOK && token == en.selToken && path != "/robots.txt" {
+	if en.Outcome == OutcomeOK && token == en.SelToken && path != "/robots.txt" {
 		// The groups were resolved at install: the engine decides, and
 		// the Verdict is filled in place from its Match.
-		p := en.policy.engine()
-		setVerdict(v, p, p.Decide(en.sel, path))
+		setVerdict(v, en.Policy, en.Policy.Decide(en.Sel, path))
 		return
 	}
-	*v = decide(en.outcome, en.policy, token, path, e.cfg.failMode, en.robots.Err)
+	*v = decide(en.Outcome, en.Policy, token, path, e.cfg.failMode, en.Robots.Err)
 	if v.Reason == ReasonUnreachable && !v.Allowed {
-		v.RetryAt = en.expires
+		v.RetryAt = en.Expires
 	}
 }

@@ -3,22 +3,16 @@ package robotsext
 // This file lets operators see and steer one origin: Origin reports its
 // robots.txt and pace as this Extension holds them, Forget drops them here
 // and, through a Backend that is a Forgetter, for the whole fleet; every
-// Extension sharing that Backend polls its purge log at a bounded rate.
+// Extension sharing that Backend polls its purge log at a bounded rate
+// (internal/lifecycle's purge.go).
 
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
-	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/redact"
 )
-
-// purgePoll is how often an Extension with a Forgetter Backend reads its
-// purge log: another worker's Forget reaches this one's near-cache within
-// about this long (while requests flow; the poll rides on them).
-const purgePoll = 2 * time.Second
 
 // OriginInfo is what an Extension holds for one origin, for operators
 // asking why a host is slow or blocked.
@@ -79,23 +73,23 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 	if err != nil {
 		return OriginInfo{}, false
 	}
-	en := e.cache.peek(o)
+	en := e.cache.Peek(o)
 	if en == nil {
 		return OriginInfo{}, false
 	}
 	info := OriginInfo{
-		Origin: o.String(), RobotsURL: o.robotsURL(),
-		Outcome: en.outcome, Status: en.robots.Status, Err: en.robots.Err,
-		Fetched: en.robots.FetchedAt, Expires: en.expires, Failures: en.failures,
-		Stale: en.stale, Overridden: en.override,
+		Origin: o.String(), RobotsURL: o.RobotsURL(),
+		Outcome: en.Outcome, Status: en.Robots.Status, Err: en.Robots.Err,
+		Fetched: en.Robots.FetchedAt, Expires: en.Expires, Failures: en.Failures,
+		Stale: en.Stale, Overridden: en.Override,
 	}
-	if p, ok := e.pacer.Info(o.host); ok {
+	if p, ok := e.pacer.Info(o.Host); ok {
 		info.CrawlDelay, info.NextSlot, info.Waiting = p.Delay, p.Next, p.Waiting
 	}
 	if e.adaptive.On() {
-		info.AdaptiveDelay = e.adaptive.Delay(o.host)
+		info.AdaptiveDelay = e.adaptive.Delay(o.Host)
 	}
-	if p, ok := e.pauses.Info(o.host, e.cfg.now()); ok {
+	if p, ok := e.pauses.Info(o.Host, e.cfg.now()); ok {
 		info.Pause, info.PauseCause, info.PauseEnds, info.BackoffWaiting = p.Phase.String(), PauseCause(p.Cause), p.Until, p.Waiting
 	}
 	return info, true
@@ -120,66 +114,5 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, redact.RawURL(rawURL))
 	}
-	e.cache.remove(o)
-	e.refetch.forget(o)
-	if f, ok := e.cfg.backend.(backend.Forgetter); ok && f != nil {
-		if err := f.Forget(ctx, o.String()); err != nil {
-			return fmt.Errorf("robotsext: forget %s in the backend: %w", o.String(), err)
-		}
-	}
-	return nil
-}
-
-// purgeWatch is an Extension's position in its Forgetter's purge log.
-type purgeWatch struct {
-	next   atomic.Int64 // Extension clock (UnixNano) when the log is due
-	cursor atomic.Pointer[string]
-}
-
-// maybePurge starts a read of the purge log in the background when one is
-// due; only the caller that moves the due time on starts it.
-func (e *Extension) maybePurge(now time.Time) {
-	f, ok := e.cfg.backend.(backend.Forgetter)
-	if !ok || f == nil {
-		return
-	}
-	due := e.purges.next.Load()
-	if now.UnixNano() < due || !e.purges.next.CompareAndSwap(due, now.Add(purgePoll).UnixNano()) {
-		return
-	}
-	go e.readPurges(f)
-}
-
-// readPurges reads the purge log from the cursor and drops the origins
-// it names from the cache (all of them when the log was cut).
-func (e *Extension) readPurges(f backend.Forgetter) {
-	ctx, cancel := context.WithTimeout(e.context(), purgePoll)
-	defer cancel()
-	cursor := ""
-	if c := e.purges.cursor.Load(); c != nil {
-		cursor = *c
-	}
-	origins, next, all, err := f.Purges(ctx, cursor)
-	if err != nil {
-		if ctx.Err() == nil {
-			e.backendFailed(err)
-		}
-		return
-	}
-	if cursor != "" {
-		switch {
-		case all:
-			n := e.cache.clear()
-			e.refetch.forgetAll()
-			e.cfg.logger.Info("robotsext: the backend's purge log was cut; dropped every near-cached robots.txt", "origins", n)
-		default:
-			for _, s := range origins {
-				if o, _, err := parseOrigin(s); err == nil {
-					e.cache.remove(o)
-					e.refetch.forget(o)
-				}
-			}
-		}
-	}
-	e.purges.cursor.Store(&next)
+	return e.cache.Forget(ctx, o)
 }

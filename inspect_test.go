@@ -2,10 +2,12 @@ package robotsext
 
 import (
 	"errors"
-	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // TestOrigin: Origin reports the cached robots.txt and the host's pace
@@ -105,7 +107,7 @@ func TestWarnBuiltinCheckBackOn(t *testing.T) {
 }
 
 // TestForgetFleet: Forget through a Forgetter backend reaches another
-// Extension sharing it within about purgePoll while it keeps checking,
+// Extension sharing it within about lifecycle.PurgePoll while it keeps checking,
 // and the new robots.txt is fetched once for both.
 func TestForgetFleet(t *testing.T) {
 	t.Parallel()
@@ -136,12 +138,12 @@ func TestForgetFleet(t *testing.T) {
 			took = time.Since(start)
 			break
 		}
-		if time.Since(start) > purgePoll+3*time.Second {
+		if time.Since(start) > lifecycle.PurgePoll+3*time.Second {
 			t.Fatalf("e2 still obeys the forgotten file %v after Forget", time.Since(start))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("e2 dropped its copy %v after Forget (poll %v)", took.Round(time.Millisecond), purgePoll)
+	t.Logf("e2 dropped its copy %v after Forget (poll %v)", took.Round(time.Millisecond), lifecycle.PurgePoll)
 	if n := len(s.robotsHits()); n != 2 {
 		t.Errorf("robots.txt requested %d times, want 2 (once before, once after the purge, for both)", n)
 	}

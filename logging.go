@@ -6,6 +6,8 @@ package robotsext
 import (
 	"context"
 	"log/slog"
+
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // warnDefault is the logger's handler when WithLogger is not given: records
@@ -43,16 +45,16 @@ func (w warnOnly) WithGroup(name string) slog.Handler              { return warn
 // logFetch logs a fetch outcome (Info; Warn when unreachable) with the
 // token and the groups it chose, and once a token that does not occur in
 // the User-Agent sent.
-func (e *Extension) logFetch(ctx context.Context, en *entry, token, ua string) {
-	l, r := e.cfg.logger, en.robots
+func (e *Extension) logFetch(ctx context.Context, en *lifecycle.Entry, token, ua string) {
+	l, r := e.cfg.logger, en.Robots
 	level := slog.LevelInfo
 	if r.Outcome == OutcomeUnreachable {
 		level = slog.LevelWarn
 	}
 	if l.Enabled(ctx, level) {
-		attrs := []any{"url", r.URL, "outcome", r.Outcome.String(), "status", r.Status, "expires", en.expires, "token", token}
-		if en.policy != nil {
-			lines, specific := en.policy.Groups(token)
+		attrs := []any{"url", r.URL, "outcome", r.Outcome.String(), "status", r.Status, "expires", en.Expires, "token", token}
+		if en.Policy != nil {
+			lines, specific := en.Policy.Groups(token)
 			attrs = append(attrs, "group_lines", lines, "group_specific", specific)
 		}
 		if r.Err != nil {
@@ -67,10 +69,10 @@ func (e *Extension) logFetch(ctx context.Context, en *entry, token, ua string) {
 		if r.NotModified {
 			attrs = append(attrs, "not_modified", true)
 		}
-		if en.stale {
-			attrs = append(attrs, "stale_copy_from", en.goodAt)
+		if en.Stale {
+			attrs = append(attrs, "stale_copy_from", en.GoodAt)
 		}
-		if en.override {
+		if en.Override {
 			attrs = append(attrs, "override", true)
 		}
 		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)

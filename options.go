@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 
@@ -32,9 +33,6 @@ const (
 	defaultCacheSize        = 4096
 	defaultCacheMemory      = 256 << 20
 	defaultFetchConcurrency = 32
-	minLifetime             = time.Minute        // floor for max-age=0, no-cache and past Expires
-	minBackoff              = time.Minute        // first retry of an unreachable origin
-	maxBackoff              = backend.MaxBackoff // cap of the doubling backoff and of Retry-After
 )
 
 // FailMode says what an unreachable robots.txt (5xx, 429, network error,
@@ -94,8 +92,8 @@ type config struct {
 	redirectSet      bool
 	now              func() time.Time                                 // injectable clock
 	sleep            func(ctx context.Context, d time.Duration) error // waits on the clock now reads; tests replace it
-	leaseMargin      time.Duration                                    // leaseMargin; tests shorten it
-	localRetryWait   time.Duration                                    // localRetryWait; tests shorten it
+	leaseMargin      time.Duration                                    // lifecycle.Config.LeaseMargin (0: its default); tests shorten it
+	localRetryWait   time.Duration                                    // lifecycle.Config.LocalRetryWait (0: its default); tests shorten it
 	backend          backend.Backend                                  // shared state; nil: the Extension's own
 	purposes         []Purpose                                        // WithPurpose; none: usage preferences are not enforced
 
@@ -127,8 +125,6 @@ func newConfig(opts []Option) *config {
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
 		sleep:            sleepCtx,
-		leaseMargin:      leaseMargin,
-		localRetryWait:   localRetryWait,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -378,27 +374,20 @@ func withClock(now func() time.Time) Option {
 }
 
 // managedHeader reports headers the robots.txt fetch sets itself.
-func managedHeader(k string) bool {
-	for _, d := range dropped {
-		if http.CanonicalHeaderKey(k) == d {
-			return true
-		}
-	}
-	return false
-}
+func managedHeader(k string) bool { return lifecycle.Managed(k) }
 
 // badPattern is a WithOverride pattern that was ignored, and why.
 type badPattern struct{ pattern, why string }
 
 // overridden reports whether WithOverride covers o.
-func (cfg *config) overridden(o origin) bool {
+func (cfg *config) overridden(o lifecycle.Origin) bool {
 	if len(cfg.overrides) == 0 {
 		return false
 	}
-	host, port := splitHostPort(o.host)
+	host, port := splitHostPort(o.Host)
 	if port == "" {
 		port = "80"
-		if o.https {
+		if o.HTTPS {
 			port = "443"
 		}
 	}

@@ -1,60 +1,38 @@
 package robotsext
 
-// This file turns URLs into origins: the scheme, host and port one
-// robots.txt governs (RFC 9309 §2.1), and the host patterns of WithOverride.
+// This file turns URLs into origins (lifecycle.Origin): the scheme, host
+// and port one robots.txt governs (RFC 9309 §2.1), and the host patterns
+// of WithOverride.
 
 import (
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // parseOrigin parses rawURL and returns its origin with the parsed URL. It
 // fails with ErrInvalidURL or ErrNotHTTP.
-func parseOrigin(rawURL string) (origin, *url.URL, error) {
+func parseOrigin(rawURL string) (lifecycle.Origin, *url.URL, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return origin{}, nil, fmt.Errorf("%w: %s", ErrInvalidURL, redact.In(err.Error(), rawURL))
+		return lifecycle.Origin{}, nil, fmt.Errorf("%w: %s", ErrInvalidURL, redact.In(err.Error(), rawURL))
 	}
 	o, err := originOf(u)
 	return o, u, err
 }
 
-// origin is what one robots.txt governs: scheme, host and port, with the
-// host lower-cased and the default port dropped (RFC 9309 §2.1). It is
-// comparable and, built from a URL already in that form, free to make.
-type origin struct {
-	https bool
-	host  string // URL.Host form: "name", "name:port", "[::1]:8080"
-}
-
-func (o origin) scheme() string {
-	if o.https {
-		return "https"
-	}
-	return "http"
-}
-
-// String returns "scheme://host".
-func (o origin) String() string { return o.scheme() + "://" + o.host }
-
-// robotsURL returns the origin's robots.txt URL, the host escaped as a
-// URL needs it (an IPv6 zone's '%' becomes "%25").
-func (o origin) robotsURL() string {
-	return (&url.URL{Scheme: o.scheme(), Host: o.host, Path: "/robots.txt"}).String()
-}
-
 // originOf returns the origin of u, ErrNotHTTP for other schemes and
 // ErrInvalidURL when there is no host. It does not allocate when u is
 // already canonical, which is how Colly hands URLs over.
-func originOf(u *url.URL) (origin, error) {
-	var o origin
+func originOf(u *url.URL) (lifecycle.Origin, error) {
+	var o lifecycle.Origin
 	switch {
 	case u.Scheme == "http" || strings.EqualFold(u.Scheme, "http"):
 	case u.Scheme == "https" || strings.EqualFold(u.Scheme, "https"):
-		o.https = true
+		o.HTTPS = true
 	default:
 		return o, ErrNotHTTP
 	}
@@ -67,14 +45,14 @@ func originOf(u *url.URL) (origin, error) {
 		host = strings.ToLower(host)
 	}
 	if classes&octColon == 0 && host[0] != '[' {
-		o.host = host // a name without a port: the common case
+		o.Host = host // a name without a port: the common case
 		return o, nil
 	}
 	h, port := splitHostPort(host)
 	if h == "" || h == "[]" {
 		return o, ErrInvalidURL
 	}
-	if port == "" || (port == "80" && !o.https) || (port == "443" && o.https) {
+	if port == "" || (port == "80" && !o.HTTPS) || (port == "443" && o.HTTPS) {
 		host = h
 	} else {
 		for i := 0; i < len(port); i++ {
@@ -83,7 +61,7 @@ func originOf(u *url.URL) (origin, error) {
 			}
 		}
 	}
-	o.host = host
+	o.Host = host
 	return o, nil
 }
 

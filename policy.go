@@ -6,6 +6,7 @@ package robotsext
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -82,7 +83,11 @@ func (p *Policy) Groups(token string) (lines []int, specific bool) {
 // file order, without duplicates. Sitemaps belong to the file, not to a group.
 func (p *Policy) Sitemaps() []string { return p.engine().Sitemaps() }
 
-// memSize estimates the heap bytes p retains once every group's index is
-// built (see robotstxt.Policy.MemSize), for the cache that evicts by it.
-// The wrapper adds no bytes of its own. A nil *Policy retains nothing.
-func (p *Policy) memSize() int64 { return p.engine().MemSize() }
+// policyOf returns the Policy whose compiled file is e, nil for nil: the
+// reverse of engine, for the policies internal/lifecycle parses. A Policy
+// is its compiled file and nothing else (TestPolicyOfEngine holds it to
+// that), so the two share one memory layout and a pointer to either is a
+// pointer to both: no copy, no allocation.
+func policyOf(e *robotstxt.Policy) *Policy {
+	return (*Policy)(unsafe.Pointer(e))
+}

@@ -204,8 +204,8 @@ func TestZeroPolicy(t *testing.T) {
 		if !p.Empty() {
 			t.Error("an empty policy is not Empty")
 		}
-		if n := p.memSize(); n < 0 || n > 1024 {
-			t.Errorf("memSize of an empty policy = %d", n)
+		if n := p.engine().MemSize(); n < 0 || n > 1024 {
+			t.Errorf("MemSize of an empty policy = %d", n)
 		}
 	}
 }

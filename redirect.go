@@ -183,7 +183,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	prev := via[len(via)-1]
 	if po, err := originOf(prev.URL); err == nil {
-		e.pacer.Done(po.host)
+		e.pacer.Done(po.Host)
 	}
 	o, err := originOf(req.URL)
 	if err != nil {
@@ -192,18 +192,18 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	ctx := req.Context()
 	// The redirect answered the previous hop: its fleet-wide claim ends.
 	e.pacer.Land(ctx, e.pacer.TokenOf(via[0].URL))
-	w := e.pacer.HopWait(o.host)
+	w := e.pacer.HopWait(o.Host)
 	if w <= 0 {
-		return e.pacer.Gate(ctx, o.host, e.pacer.TokenOf(via[0].URL), via[0].URL)
+		return e.pacer.Gate(ctx, o.Host, e.pacer.TokenOf(via[0].URL), via[0].URL)
 	}
 	if dl, ok := ctx.Deadline(); w > hopInlineMax || (ok && time.Until(dl) < w+hopHeadroom) {
 		e.stats.redirectsDeferred.Add(1)
 		return &DeferredRedirectError{URL: req.URL.String(), Method: req.Method, Wait: w, header: req.Header.Clone()}
 	}
-	if err := e.pacer.Wait(ctx, o.host, nil); err != nil {
+	if err := e.pacer.Wait(ctx, o.Host, nil); err != nil {
 		return err
 	}
-	return e.pacer.Gate(ctx, o.host, e.pacer.TokenOf(via[0].URL), via[0].URL)
+	return e.pacer.Gate(ctx, o.Host, e.pacer.TokenOf(via[0].URL), via[0].URL)
 }
 
 // deferred prepares the deferral d of the request whose first hop is

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotsext/robotsext/backend"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -13,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // Acceptance tests of issue 10's Backend in one process: separate
@@ -204,8 +206,8 @@ func accVerdictText(v Verdict) string {
 	return s
 }
 
-// TestIssue10RecordRoundTrip checks record.go's nextRecord and entryOf
-// through a MemoryBackend: for each outcome in turn (OK, a 304
+// TestIssue10RecordRoundTrip checks the records internal/lifecycle shares
+// through a MemoryBackend (its record.go's nextRecord and entryOf): for each outcome in turn (OK, a 304
 // revalidation, unreachable with a stale good copy, unavailable, and
 // unreachable with no good copy left), what the Extension that fetched
 // stores decides every path exactly as that Extension does, verdict, line
@@ -300,16 +302,16 @@ func TestIssue10RecordRoundTrip(t *testing.T) {
 			}
 		}
 
-		// The record itself, and what entryOf makes of it.
+		// The record itself, and the entry the adopter made of it.
 		rec, err := mb.Load(context.Background(), origin)
 		if err != nil || rec == nil {
 			t.Fatalf("%s: Load: %v, %v", tt.name, rec, err)
 		}
-		en := entryOf(originFor(t, s.URL), rec, nil)
-		if Outcome(rec.Latest.Outcome) != tt.outcome || en.stale != tt.stale || rec.Failures != tt.failures ||
+		en := adopter.cache.Peek(originFor(t, s.URL))
+		if Outcome(rec.Latest.Outcome) != tt.outcome || en == nil || en.Stale != tt.stale || rec.Failures != tt.failures ||
 			(tt.stale && (rec.Good == nil || len(rec.Good.Body) == 0)) {
-			t.Errorf("%s: record outcome %v failures %d good %v; entry stale %v; want %v, %d, stale %v",
-				tt.name, rec.Latest.Outcome, rec.Failures, rec.Good != nil, en.stale, tt.outcome, tt.failures, tt.stale)
+			t.Errorf("%s: record outcome %v failures %d good %v; entry %+v; want %v, %d, stale %v",
+				tt.name, rec.Latest.Outcome, rec.Failures, rec.Good != nil, en, tt.outcome, tt.failures, tt.stale)
 		}
 		if tt.name == "304" && (!rec.Latest.NotModified || string(rec.Latest.Body) != accRoundTripRobots) {
 			t.Errorf("304: record NotModified %v with body %q, want the confirmed copy's body", rec.Latest.NotModified, rec.Latest.Body)
@@ -327,7 +329,7 @@ func TestIssue10RecordRoundTrip(t *testing.T) {
 }
 
 // originFor returns the origin of rawURL.
-func originFor(t *testing.T, rawURL string) origin {
+func originFor(t *testing.T, rawURL string) lifecycle.Origin {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -338,80 +340,4 @@ func originFor(t *testing.T, rawURL string) origin {
 		t.Fatal(err)
 	}
 	return o
-}
-
-// TestIssue10NextRecordEntryOf builds records with nextRecord from fetch
-// results as the fetcher makes them, stores each under a lease and loads
-// it back from a MemoryBackend, and checks that entryOf of the loaded
-// record decides every path as entryOf of the stored one (with the live
-// Robots) and as newEntry, the local cache's rules, does.
-func TestIssue10NextRecordEntryOf(t *testing.T) {
-	t.Parallel()
-	o := originFor(t, "https://rt.example/")
-	key := o.String()
-	mb := backend.NewMemory()
-	ext := Apply(nil, WithUserAgent("AcmeBot"), WithLogger(slog.New(slog.DiscardHandler)))
-	body := []byte(accRoundTripRobots)
-	t0 := time.Now()
-	good := &Robots{URL: o.robotsURL(), Status: 200, Outcome: OutcomeOK, Policy: ParsePolicy(body), Size: len(body),
-		FetchedAt: t0, Expires: t0.Add(time.Hour), ETag: `"v1"`}
-	t1 := t0.Add(2 * time.Hour)
-	notModified := &Robots{URL: o.robotsURL(), Status: 304, Outcome: OutcomeOK, Policy: good.Policy, NotModified: true, Size: len(body),
-		FetchedAt: t1, Expires: t1.Add(time.Hour), ETag: `"v1"`}
-	t2 := t1.Add(2 * time.Hour)
-	unreachable := &Robots{URL: o.robotsURL(), Status: 503, Outcome: OutcomeUnreachable, Err: &StatusError{URL: o.robotsURL(), StatusCode: 503},
-		FetchedAt: t2, Expires: t2.Add(time.Minute)}
-	t3 := t2.Add(time.Hour)
-	unavailable := &Robots{URL: o.robotsURL(), Status: 404, Outcome: OutcomeUnavailable, FetchedAt: t3, Expires: t3.Add(time.Hour)}
-	t4 := t3.Add(2 * time.Hour)
-	unreachableAgain := &Robots{URL: o.robotsURL(), Status: 0, Outcome: OutcomeUnreachable, Err: errors.New("dial tcp: connection refused"),
-		FetchedAt: t4, Expires: t4.Add(time.Minute)}
-
-	var prevRec *backend.Record
-	var prevEntry *entry
-	for _, step := range []struct {
-		name string
-		r    *Robots
-		body []byte
-	}{
-		{"ok", good, body},
-		{"304", notModified, nil},
-		{"unreachable with a stale good copy", unreachable, nil},
-		{"unavailable", unavailable, nil},
-		{"unreachable without a good copy", unreachableAgain, nil},
-	} {
-		rec := nextRecord(prevRec, step.r, step.body)
-		lease, ok, _, err := mb.Lease(context.Background(), key, time.Minute)
-		if err != nil || !ok {
-			t.Fatalf("%s: Lease %v %v", step.name, ok, err)
-		}
-		if err := mb.Store(context.Background(), key, lease, rec); err != nil {
-			t.Fatalf("%s: Store: %v", step.name, err)
-		}
-		loaded, err := mb.Load(context.Background(), key)
-		if err != nil || loaded == nil {
-			t.Fatalf("%s: Load: %v %v", step.name, loaded, err)
-		}
-		stored := entryOf(o, rec, step.r)       // the fetcher's entry
-		adopted := entryOf(o, loaded, nil)      // another Extension's
-		local := newEntry(o, prevEntry, step.r) // without a backend
-		if adopted.outcome != stored.outcome || adopted.stale != stored.stale || !adopted.expires.Equal(stored.expires) ||
-			adopted.failures != stored.failures || adopted.outcome != local.outcome || adopted.stale != local.stale ||
-			!adopted.expires.Equal(local.expires) || adopted.failures != local.failures {
-			t.Errorf("%s: entries differ: adopted %v/%v/%v/%d, stored %v/%v/%v/%d, local %v/%v/%v/%d", step.name,
-				adopted.outcome, adopted.stale, adopted.expires, adopted.failures,
-				stored.outcome, stored.stale, stored.expires, stored.failures,
-				local.outcome, local.stale, local.expires, local.failures)
-		}
-		for _, p := range accRoundTripPaths {
-			va, vs, vl := ext.decide(adopted, p), ext.decide(stored, p), ext.decide(local, p)
-			if accVerdictText(va) != accVerdictText(vs) || accVerdictText(va) != accVerdictText(vl) {
-				t.Errorf("%s %s: adopted %s, stored %s, local %s", step.name, p, accVerdictText(va), accVerdictText(vs), accVerdictText(vl))
-			}
-			if va.Reason == ReasonUnreachable && (va.Err == nil || !errors.Is(va.Err, ErrUnreachable)) {
-				t.Errorf("%s %s: adopted Err %v, want the fetch error as text, errors.Is ErrUnreachable", step.name, p, va.Err)
-			}
-		}
-		prevRec, prevEntry = loaded, local
-	}
 }

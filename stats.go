@@ -1,6 +1,10 @@
 package robotsext
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/robotsext/robotsext/internal/lifecycle"
+)
 
 // Stats is a snapshot of an Extension's counters, taken by
 // Extension.Stats. Counters only grow, except Origins.
@@ -131,13 +135,11 @@ const maxReasons = 16
 type counters struct {
 	fetches             [OutcomeUnauthorized + 1]atomic.Uint64
 	notModified         atomic.Uint64
-	hits, misses        atomic.Uint64
 	staleServed         atomic.Uint64
 	allowed, blocked    [maxReasons]atomic.Uint64
 	shadowed, overrides atomic.Uint64
 	redirectsBlocked    atomic.Uint64
 	cancelled           atomic.Uint64
-	localErrors         atomic.Uint64
 	redirectsDeferred   atomic.Uint64
 	retriesDropped      atomic.Uint64
 	backendErrors       atomic.Uint64
@@ -166,7 +168,7 @@ func (c *counters) decided(v Verdict) {
 }
 
 // fetched counts one completed fetch.
-func (c *counters) fetched(r *Robots) {
+func (c *counters) fetched(r *lifecycle.Robots) {
 	if int(r.Outcome) < len(c.fetches) {
 		c.fetches[r.Outcome].Add(1)
 	}
@@ -181,14 +183,11 @@ func (c *counters) snapshot() Stats {
 		Allowed:           map[Reason]uint64{},
 		Blocked:           map[Reason]uint64{},
 		NotModified:       c.notModified.Load(),
-		CacheHits:         c.hits.Load(),
-		CacheMisses:       c.misses.Load(),
 		StaleServed:       c.staleServed.Load(),
 		Shadowed:          c.shadowed.Load(),
 		Overrides:         c.overrides.Load(),
 		RedirectsBlocked:  c.redirectsBlocked.Load(),
 		Cancelled:         c.cancelled.Load(),
-		LocalErrors:       c.localErrors.Load(),
 		RedirectsDeferred: c.redirectsDeferred.Load(),
 		RetriesDropped:    c.retriesDropped.Load(),
 		BackendErrors:     c.backendErrors.Load(),

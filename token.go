@@ -7,6 +7,8 @@ package robotsext
 import (
 	"net/http"
 	"sync/atomic"
+
+	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
 // identity caches the product token derived from the collector's
@@ -87,7 +89,7 @@ func (e *Extension) requestHeader() http.Header {
 	for k, vs := range e.cfg.headers {
 		h[k] = append([]string(nil), vs...)
 	}
-	h = cloneHeader(h)
+	h = lifecycle.RequestHeader(h)
 	if h.Get("User-Agent") == "" {
 		ua := e.userAgent()
 		if ua == "" {

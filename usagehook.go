@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
@@ -41,13 +42,13 @@ func WithPurpose(purposes ...Purpose) Option {
 // usageOf returns the preferences robots.txt states for path (in the form
 // robotstxt.RequestPath returns) from the entry in force: none unless its
 // robots.txt was had and is applied.
-func (e *Extension) usageOf(en *entry, path string) Usage {
-	p := en.policy.engine()
-	if en.override || en.outcome != OutcomeOK || !p.HasUsage() {
+func (e *Extension) usageOf(en *lifecycle.Entry, path string) Usage {
+	p := en.Policy
+	if en.Override || en.Outcome != OutcomeOK || !p.HasUsage() {
 		return Usage{}
 	}
-	sel := en.sel
-	if token := e.token(); token != en.selToken {
+	sel := en.Sel
+	if token := e.token(); token != en.SelToken {
 		sel = p.Select(token)
 	}
 	return Usage{p.UsageFor(sel, path)}
@@ -55,14 +56,14 @@ func (e *Extension) usageOf(en *entry, path string) Usage {
 
 // usageVerdict refines v, a Verdict allowing u, with the preferences in
 // force: with WithPurpose, a refusal when they say "n" for every purpose.
-func (e *Extension) usageVerdict(v *Verdict, en *entry, u *url.URL) {
+func (e *Extension) usageVerdict(v *Verdict, en *lifecycle.Entry, u *url.URL) {
 	usage := e.usageOf(en, robotstxt.PathOf(u))
 	if usage.IsZero() {
 		return
 	}
 	v.Usage = usage
 	if s, no := usage.refuses(e.cfg.purposes); no {
-		*v = Verdict{Allowed: false, Reason: ReasonUsage, Line: s.Line, Rule: en.policy.engine().UsageLine(s.Line), Usage: usage}
+		*v = Verdict{Allowed: false, Reason: ReasonUsage, Line: s.Line, Rule: en.Policy.UsageLine(s.Line), Usage: usage}
 	}
 }
 

@@ -81,11 +81,13 @@ type Health interface {
 	Failed(err error)
 }
 
+// LocalRetries is how many times a fetch that failed because of this
+// machine (Errors.Local) is tried again, Config.LocalRetryWait apart and
+// doubling, before Get gives up.
+const LocalRetries = 3
+
 const (
-	// localRetries is how many times a fetch that failed because of this
-	// machine (Errors.Local) is tried again, Config.LocalRetryWait apart
-	// and doubling, before Get gives up.
-	localRetries          = 3
+	// defaultLocalRetryWait is Config.LocalRetryWait's default.
 	defaultLocalRetryWait = 100 * time.Millisecond
 
 	// defaultLeaseMargin is Config.LeaseMargin's default.
@@ -139,7 +141,11 @@ func (c *Cache) Get(ctx context.Context, o Origin) (*Entry, error) {
 	if c.forgetter != nil {
 		c.maybePurge(c.cfg.Now())
 	}
-	if en := c.lru.get(o); en != nil && c.cfg.Now().Before(en.Expires) {
+	en := c.lru.atFront(o) // inlined: no call for a crawl of one host
+	if en == nil {
+		en = c.lru.get(o)
+	}
+	if en != nil && c.cfg.Now().Before(en.Expires) {
 		c.hits.Add(1)
 		return en, nil
 	}

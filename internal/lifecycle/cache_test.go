@@ -146,8 +146,8 @@ func TestCacheLocalError(t *testing.T) {
 	if !errors.Is(err, errLocal) || !errors.Is(err, syscall.EMFILE) {
 		t.Fatalf("Get: %v; want Errors.Local and the cause", err)
 	}
-	if n := requests.Load(); n != localRetries+1 {
-		t.Errorf("%d requests, want %d", n, localRetries+1)
+	if n := requests.Load(); n != LocalRetries+1 {
+		t.Errorf("%d requests, want %d", n, LocalRetries+1)
 	}
 	if n := c.Counts(); n.LocalErrors != 1 || n.Origins != 0 {
 		t.Errorf("counts %+v", n)

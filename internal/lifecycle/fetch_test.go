@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -493,4 +494,36 @@ func TestFetchTransportAndIsLocal(t *testing.T) {
 	if err != nil || r.Outcome != backend.OutcomeOK {
 		t.Errorf("signed: %+v %v", r, err)
 	}
+}
+
+// TestBodyReadLimit proves that readBody stops reading one byte past the
+// limit, however long the body.
+func TestBodyReadLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 500 << 10
+	r := &countingReader{r: io.LimitReader(zeroes{}, 10*limit)}
+	b, truncated, err := readBody(r, limit)
+	if err != nil || !truncated || len(b) != 0 || r.n > limit+1+32*1024 {
+		t.Errorf("read %d bytes, kept %d, truncated %v, %v", r.n, len(b), truncated, err)
+	}
+}
+
+// zeroes is an endless body of NUL bytes: no line end to cut at.
+type zeroes struct{}
+
+func (zeroes) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

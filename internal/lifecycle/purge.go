@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// purgePoll is how often a Cache with a Forgetter Backend reads its purge
+// PurgePoll is how often a Cache with a Forgetter Backend reads its purge
 // log: another worker's Forget reaches this one's near-cache within about
 // this long (while requests flow; the poll rides on them).
-const purgePoll = 2 * time.Second
+const PurgePoll = 2 * time.Second
 
 // purgeWatch is a Cache's position in its Forgetter's purge log.
 type purgeWatch struct {
@@ -25,7 +25,7 @@ type purgeWatch struct {
 // due; only the caller that moves the due time on starts it.
 func (c *Cache) maybePurge(now time.Time) {
 	due := c.purges.next.Load()
-	if now.UnixNano() < due || !c.purges.next.CompareAndSwap(due, now.Add(purgePoll).UnixNano()) {
+	if now.UnixNano() < due || !c.purges.next.CompareAndSwap(due, now.Add(PurgePoll).UnixNano()) {
 		return
 	}
 	go c.readPurges()
@@ -38,7 +38,7 @@ func (c *Cache) readPurges() {
 	if c.cfg.Context != nil {
 		parent = c.cfg.Context()
 	}
-	ctx, cancel := context.WithTimeout(parent, purgePoll)
+	ctx, cancel := context.WithTimeout(parent, PurgePoll)
 	defer cancel()
 	cursor := ""
 	if p := c.purges.cursor.Load(); p != nil {

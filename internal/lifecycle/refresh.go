@@ -35,7 +35,7 @@ func (c *Cache) miss(ctx context.Context, o Origin) (*Entry, error) {
 			// The fetch ran under another caller's context, which
 			// ended. Ours has not: fetch again.
 			continue
-		case errors.Is(res.err, c.errs.Local) && try < localRetries:
+		case errors.Is(res.err, c.errs.Local) && try < LocalRetries:
 			try++
 			if err := sleep(ctx, wait); err != nil {
 				return nil, err

@@ -1,0 +1,71 @@
+package robotsext
+
+// This file wires the robots.txt lifecycle (internal/lifecycle: the
+// fetch, its outcomes, freshness, the cache and the shared records) into
+// the Extension: the cache's configuration, the lookup every request
+// makes, and what the Extension does with each entry installed (the
+// host's pace, the counters, the log).
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/robotsext/robotsext/internal/lifecycle"
+)
+
+// newCache builds e's robots.txt cache; e.pacer must be ready.
+func (e *Extension) newCache() *lifecycle.Cache {
+	cfg := e.cfg
+	return lifecycle.New(lifecycle.Config{
+		Fetcher:  lifecycle.NewFetcher(cfg.fetcherConfig(cfg.backend != nil)), // records carry the raw body
+		Size:     cfg.cacheSize,
+		MaxBytes: cfg.cacheMemory,
+		Backend:  cfg.backend,
+		Health:   backendHealth{e},
+
+		LeaseMargin:    cfg.leaseMargin,
+		LocalRetryWait: cfg.localRetryWait,
+		Now:            cfg.now,
+		Logger:         cfg.logger,
+
+		Header:     e.requestHeader,
+		Token:      e.token,
+		Overridden: cfg.overridden,
+		Pace:       e.pacer.PaceFetch,
+		Installed:  e.installed,
+		Evicted:    e.pacer.Forget, // the pacer is no larger than the cache
+		Context:    e.context,
+		Origin:     originOfKey,
+	})
+}
+
+// entryFor returns o's entry in force, fetching robots.txt when it is
+// missing or expired (lifecycle.Cache.Get); with a Backend that shares
+// pauses, it first reads the fleet's pauses when due (backoff.go).
+func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycle.Entry, error) {
+	if e.pauses.Fleet() {
+		e.pauses.Poll(e.cfg.now())
+	}
+	return e.cache.Get(ctx, o)
+}
+
+// installed tells the pacer of the entry the cache installed, and, for a
+// fetch this Extension made, counts and logs it.
+func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http.Header, fetched bool) {
+	delay, ok := en.Policy.CrawlDelay(en.SelToken)
+	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
+	if !fetched {
+		return
+	}
+	e.stats.fetched(en.Robots)
+	e.stats.fetchDurations.observe(e.cfg.now().Sub(en.Robots.FetchedAt))
+	// The robots.txt request is the host's first request fleet-wide.
+	e.pacer.Fetched(ctx, en.Origin.Host)
+	e.logFetch(ctx, en, en.SelToken, userAgentOf(hdr))
+}
+
+// originOfKey reads an origin a Backend's purge log names.
+func originOfKey(s string) (lifecycle.Origin, bool) {
+	o, _, err := parseOrigin(s)
+	return o, err == nil
+}
