@@ -19,13 +19,13 @@ import (
 	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
-// Unit tests of issue 11's smaller fetch rules, against httpmock
-// transports and a hand-moved clock (extension_test.go's mock, respond and
-// clock), as the Extension and FetchRobots apply them (internal/lifecycle
-// tests the rules themselves): Cache-Control no-cache, statuses outside 100–599,
-// the ReasonUnavailable text, Retry-After capped at an hour, custom headers
-// dropped on cross-host robots.txt redirects, and override patterns that
-// can never match. Nothing here sleeps.
+// Unit tests of issue 11's smaller fetch rules as the Extension and
+// FetchRobots apply them (internal/lifecycle tests the rules themselves),
+// against httpmock transports and a hand-moved clock (extension_test.go's
+// mock, respond and clock): Cache-Control no-cache, statuses outside
+// 100–599, the ReasonUnavailable text, Retry-After capped at an hour,
+// custom headers dropped on cross-host robots.txt redirects, and override
+// patterns that can never match. Nothing here sleeps.
 
 // fetchWith fetches testRobots with the responder on a fresh mock and the
 // clock clk.

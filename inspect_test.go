@@ -107,8 +107,8 @@ func TestWarnBuiltinCheckBackOn(t *testing.T) {
 }
 
 // TestForgetFleet: Forget through a Forgetter backend reaches another
-// Extension sharing it within about lifecycle.PurgePoll while it keeps checking,
-// and the new robots.txt is fetched once for both.
+// Extension sharing it within about lifecycle.PurgePoll while it keeps
+// checking, and the new robots.txt is fetched once for both.
 func TestForgetFleet(t *testing.T) {
 	t.Parallel()
 	s := newAccSite(t, accBody("User-agent: *\nDisallow: /old\n"))

@@ -207,13 +207,14 @@ func accVerdictText(v Verdict) string {
 }
 
 // TestIssue10RecordRoundTrip checks the records internal/lifecycle shares
-// through a MemoryBackend (its record.go's nextRecord and entryOf): for each outcome in turn (OK, a 304
-// revalidation, unreachable with a stale good copy, unavailable, and
-// unreachable with no good copy left), what the Extension that fetched
-// stores decides every path exactly as that Extension does, verdict, line
-// and rule, once another Extension has adopted it; the adopter requests
-// nothing, and the fetches alternate between the two, so validators and
-// failure counts travel through the record too.
+// through a MemoryBackend (its record.go's nextRecord and entryOf): for
+// each outcome in turn (OK, a 304 revalidation, unreachable with a stale
+// good copy, unavailable, and unreachable with no good copy left), what
+// the Extension that fetched stores decides every path exactly as that
+// Extension does, verdict, line and rule, once another Extension has
+// adopted it; the adopter requests nothing, and the fetches alternate
+// between the two, so validators and failure counts travel through the
+// record too.
 func TestIssue10RecordRoundTrip(t *testing.T) {
 	t.Parallel()
 	clk := &clock{t: time.Now()} // the package's hand-moved test clock (extension_test.go)
