@@ -66,7 +66,8 @@ type Config struct {
 	// Context returns the context the reads of a Backend's purge log run
 	// under; nil: context.Background.
 	Context func() context.Context
-	// Origin reads an origin named in a Backend's purge log.
+	// Origin reads an origin named in a Backend's purge log; nil: only a
+	// log that was cut (which drops every entry) is acted on.
 	Origin func(s string) (Origin, bool)
 }
 
@@ -157,9 +158,10 @@ func (c *Cache) Get(ctx context.Context, o Origin) (*Entry, error) {
 func (c *Cache) Peek(o Origin) *Entry { return c.lru.peek(o) }
 
 // Forget drops o's entry, so that its next Get fetches robots.txt again
-// (a fetch on the wire now is followed by one more, see refetch.go), and,
-// when the Backend is a Forgetter, deletes the shared record and logs the
-// purge for the other Caches.
+// (an answer requested before Forget is dropped once installed: any
+// number of Forgets during a fetch make one fetch after it), and, when the
+// Backend is a Forgetter, deletes the shared record and logs the purge for
+// the other Caches.
 func (c *Cache) Forget(ctx context.Context, o Origin) error {
 	c.drop(o)
 	if c.forgetter != nil {

@@ -20,8 +20,8 @@ type Errors struct {
 	TooManyRedirects error
 	RedirectNotHTTP  error
 	// Local is wrapped by the error of a fetch this machine could not
-	// make (descriptors, buffers or ports ran out, or the wait for a fetch
-	// slot ended with the context).
+	// make: descriptors, buffers or ports ran out, or FetcherConfig.IsLocal
+	// named the error.
 	Local error
 	// Status makes the error of an answer whose status makes it
 	// unreachable: 5xx, 429, or a code outside 100–599.

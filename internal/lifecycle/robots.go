@@ -11,8 +11,9 @@ import (
 )
 
 // Robots is one fetch of an origin's robots.txt and what it means: the
-// root package's Robots, with the engine's policy. It is not modified
-// once the fetch returns it, so it may be read without a lock.
+// root package's Robots, with the engine's policy. The Cache does not
+// modify an answer once it is installed, so it may be read without a
+// lock.
 type Robots struct {
 	// URL is the robots.txt URL requested (Origin.RobotsURL).
 	URL string
