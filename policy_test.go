@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -221,5 +222,24 @@ func TestCheckPathWithoutAllocation(t *testing.T) {
 		if got, want := p.Check("FooBot", in), p.checkPath("FooBot", robotstxt.RequestPath(in)); got != want {
 			t.Errorf("Check(%q) = %+v; checkPath(RequestPath) = %+v", in, got, want)
 		}
+	}
+}
+
+// TestPolicyOfEngine holds policyOf to its premise: a Policy is its
+// compiled file and nothing else, so that a pointer to either is a pointer
+// to both; policyOf is then engine's reverse, nil for nil.
+func TestPolicyOfEngine(t *testing.T) {
+	t.Parallel()
+	if a, b := unsafe.Sizeof(Policy{}), unsafe.Sizeof(robotstxt.Policy{}); a != b || unsafe.Offsetof(Policy{}.e) != 0 {
+		t.Fatalf("Policy is %d bytes with its file at %d; the file is %d bytes: policyOf may not convert", a, unsafe.Offsetof(Policy{}.e), b)
+	}
+	p := ParsePolicy([]byte(testRules))
+	if policyOf(p.engine()) != p || policyOf(nil) != nil {
+		t.Error("policyOf is not engine's reverse")
+	}
+	e := new(robotstxt.Policy)
+	e.Parse([]byte(testRules))
+	if v := policyOf(e).Check("bot", "/private"); v.Allowed || v.Line != 2 {
+		t.Errorf("a policy parsed by the engine, as the lifecycle does: %+v", v)
 	}
 }
