@@ -131,7 +131,8 @@ type Stats struct {
 const maxReasons = 16
 
 // counters are the live counters behind Stats. Every field is updated
-// atomically and may be read at any time.
+// atomically and may be read at any time. The robots.txt cache counts its
+// own hits, misses and local errors (lifecycle.Counts).
 type counters struct {
 	fetches             [OutcomeUnauthorized + 1]atomic.Uint64
 	notModified         atomic.Uint64
