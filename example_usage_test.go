@@ -49,9 +49,9 @@ Content-Usage: /ai-ok/ train-ai=y
 		fmt.Printf("%-12s crawl=%v train-ai=%v  (%v)\n", path, p.Check("ExampleBot", path).Allowed, u.For(robotsext.PurposeTrainAI), u)
 	}
 	// Output:
-	// /test        crawl=true train-ai=n  (train-ai=n (line 4))
+	// /test        crawl=true train-ai=n  (train-ai=n (Content-Usage line 4))
 	// /never/test  crawl=false train-ai=no statement  (no statement)
-	// /ai-ok/test  crawl=true train-ai=y  (train-ai=y (line 5))
+	// /ai-ok/test  crawl=true train-ai=y  (train-ai=y (Content-Usage line 5))
 }
 
 // Usage.Lookup says where a preference came from, so that a crawler with

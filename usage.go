@@ -1,17 +1,18 @@
 package robotsext
 
 // This file holds the AI usage preferences a site states: the vocabulary
-// (Purpose, Preference), the value that carries the preferences in force
-// (Usage) and Policy.Usage. The engine (internal/robotstxt, usage.go and
-// usagerules.go) reads them from robots.txt and combines them; these types
-// wrap its values. usagehook.go enforces them for a crawler that declares
-// its purposes. See docs/usage-preferences.md for the drafts they follow.
+// (Purpose, Preference), the value that carries the statements made for a
+// URL or page (Usage) and Policy.Usage. Package internal/signals reads and
+// combines the statements of every mechanism, and the engine
+// (internal/robotstxt, usagerules.go) resolves robots.txt's lines with it;
+// these types wrap its values. usagehook.go enforces them for a crawler
+// that declares its purposes. See docs/usage-preferences.md for the
+// sources they follow.
 
 import (
-	"strconv"
 	"strings"
 
-	"github.com/robotsext/robotsext/internal/robotstxt"
+	"github.com/robotsext/robotsext/internal/signals"
 )
 
 // Purpose is what a crawler uses content for, named by its key in the
@@ -60,100 +61,120 @@ func (p Preference) String() string {
 	return "no statement"
 }
 
-// UsageSource says where a statement of a Usage came from.
+// UsageSource says which mechanism made a statement of a Usage, and
+// where. Each mechanism states its own preference for a URL; a Usage
+// keeps each one's statement, and the one in force for a key is the most
+// restrictive of them (see Usage).
 type UsageSource uint8
 
 const (
 	// SourceNone: no statement was found.
 	SourceNone UsageSource = iota
-	// SourceContentUsage: a Content-Usage line of robots.txt.
+	// SourceContentUsage: a Content-Usage line of robots.txt
+	// (draft-ietf-aipref-attach); Line is its line.
 	SourceContentUsage
-	// SourceContentSignal: a Content-Signal line of robots.txt.
+	// SourceContentSignal: a Content-Signal line of robots.txt; Line is
+	// its line.
 	SourceContentSignal
-	// SourceHeader: the Content-Usage header of the response.
-	SourceHeader
+	// SourceContentUsageHeader: the page's Content-Usage response header.
+	SourceContentUsageHeader
+	// SourceContentSignalHeader: the page's Content-Signal response
+	// header.
+	SourceContentSignalHeader
+	// SourceTDMRepFile: a rule of the origin's /.well-known/tdmrep.json
+	// (TDMRep); Line is the rule's index in the file's array, from 0.
+	SourceTDMRepFile
+	// SourceTDMRepHeader: the page's tdm-reservation response header.
+	SourceTDMRepHeader
+	// SourceTDMRepMeta: a <meta name="tdm-reservation"> tag of the page.
+	SourceTDMRepMeta
+	// SourceXRobotsTag: noai (or, on an image, noimageai) in an
+	// X-Robots-Tag header for the crawler.
+	SourceXRobotsTag
+	// SourceMetaRobots: noai or noimageai in a robots meta tag for the
+	// crawler.
+	SourceMetaRobots
 )
 
-// String names the source as a reader of a report expects it.
-func (s UsageSource) String() string {
-	switch s {
-	case SourceContentUsage:
-		return "Content-Usage line"
-	case SourceContentSignal:
-		return "Content-Signal line"
-	case SourceHeader:
-		return "Content-Usage header"
-	}
-	return "none"
-}
+// SourceHeader is SourceContentUsageHeader, named before the other
+// headers were read.
+const SourceHeader = SourceContentUsageHeader
 
-// UsageStatement is the preference in force for one vocabulary key, and
-// where it came from.
+// String names the source as a report shows it: "Content-Usage line",
+// "Content-Signal header", "tdmrep.json", "X-Robots-Tag" and so on.
+func (s UsageSource) String() string { return signals.Source(s).String() }
+
+// UsageStatement is one mechanism's preference for one vocabulary key,
+// and where it was stated.
 type UsageStatement struct {
 	// Key is the vocabulary key, such as "train-ai"; Content-Signal's
-	// keys are mapped ("ai-train" to "train-ai"), other keys are kept as
-	// written.
+	// keys are mapped ("ai-train" to "train-ai"), TDMRep, noai and
+	// noimageai state "train-ai", other keys are kept as written.
 	Key string
 	// Preference is yes, no, or no statement (a key written with a value
 	// the vocabulary does not define).
 	Preference Preference
-	// Source is where it came from; Line is the robots.txt line for the
-	// two robots.txt sources, else 0.
+	// Source is the mechanism; Line is the robots.txt line for the two
+	// robots.txt sources, the rule's index for SourceTDMRepFile, else 0.
 	Source UsageSource
 	Line   int
 }
 
-// String returns "key=y (line 4)", "key=n (header)" and the like.
-func (s UsageStatement) String() string {
-	v := s.Preference.String()
-	if s.Preference == PreferenceNone {
-		v = "?"
-	}
-	switch s.Source {
-	case SourceHeader:
-		return s.Key + "=" + v + " (header)"
-	case SourceContentUsage, SourceContentSignal:
-		return s.Key + "=" + v + " (line " + strconv.Itoa(s.Line) + ")"
-	}
-	return s.Key + "=" + v
+// String returns "train-ai=n (Content-Usage line 4)", "train-ai=n
+// (tdmrep.json rule 0)", "search=y (Content-Signal header)" and the like;
+// "?" stands for no statement.
+func (s UsageStatement) String() string { return s.signal().String() }
+
+// signal is s in package signals' terms.
+func (s UsageStatement) signal() signals.Statement {
+	return signals.Statement{Key: s.Key, Preference: signals.Preference(s.Preference), Source: signals.Source(s.Source), Line: s.Line}
 }
 
-// Usage is the set of usage preferences in force for one URL or page: per
-// vocabulary key, yes, no or no statement, and where each came from. A key
-// it does not list has no statement. It is a small comparable value (two
-// equal sets compare equal with ==), so that Verdict stays comparable; the
-// zero value states nothing.
+// Usage is the AI usage preferences stated for one URL or page. Each
+// mechanism (a Content-Usage or Content-Signal line of robots.txt, the
+// Content-Usage and Content-Signal headers, TDMRep, noai and noimageai)
+// states its own preference per vocabulary key, and All lists them; the
+// preference in force for a key is the most restrictive of them (no
+// over yes over no statement, as draft-ietf-aipref-vocab combines
+// preferences), which Statements, Lookup and For give. On a tie the
+// statement of the earlier UsageSource is named.
+//
+// It is a small comparable value (two equal sets compare equal with ==),
+// so that Verdict stays comparable; the zero value states nothing.
 type Usage struct {
-	u robotstxt.Usage // the statements, encoded by the engine
+	s signals.Set
 }
 
 // IsZero reports whether u states nothing at all.
-func (u Usage) IsZero() bool { return u.u.IsZero() }
+func (u Usage) IsZero() bool { return u.s.IsZero() }
 
-// Statements returns the statements of u, sorted by key.
-func (u Usage) Statements() []UsageStatement {
-	var out []UsageStatement
-	for _, s := range u.u.Statements() {
-		out = append(out, statementOf(s))
-	}
-	return out
-}
+// Statements returns the statement in force for each key, sorted by key.
+func (u Usage) Statements() []UsageStatement { return statementsOf(u.s.Statements()) }
 
-// Lookup returns the statement for key, or one with PreferenceNone and
-// SourceNone when u has none.
-func (u Usage) Lookup(key string) UsageStatement { return statementOf(u.u.Lookup(key)) }
+// All returns every mechanism's statement, sorted by key, then source:
+// also those a more restrictive statement of another mechanism overrules.
+func (u Usage) All() []UsageStatement { return statementsOf(u.s.All()) }
 
-// For returns the preference stated for purpose p.
+// Lookup returns the statement in force for key, or one with
+// PreferenceNone and SourceNone when u has none.
+func (u Usage) Lookup(key string) UsageStatement { return statementOf(u.s.Lookup(key)) }
+
+// For returns the preference in force for purpose p.
 func (u Usage) For(p Purpose) Preference { return u.Lookup(string(p)).Preference }
 
-// String lists the statements, "search=y (line 3), train-ai=n (line 2)",
-// or returns "no statement".
+// String lists the statements in force, "search=y (Content-Signal line
+// 3), train-ai=n (tdmrep.json rule 0)", or returns "no statement".
 func (u Usage) String() string {
 	if u.IsZero() {
 		return "no statement"
 	}
+	return joinStatements(u.Statements())
+}
+
+// joinStatements lists statements, comma-separated.
+func joinStatements(stmts []UsageStatement) string {
 	var b strings.Builder
-	for i, s := range u.Statements() {
+	for i, s := range stmts {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -162,34 +183,61 @@ func (u Usage) String() string {
 	return b.String()
 }
 
-// statementOf is the engine's statement as a UsageStatement: the
+// statementOf is a statement of package signals as a UsageStatement: the
 // preferences and sources are numbered alike (see the checks below).
-func statementOf(s robotstxt.Statement) UsageStatement {
+func statementOf(s signals.Statement) UsageStatement {
 	return UsageStatement{Key: s.Key, Preference: Preference(s.Preference), Source: UsageSource(s.Source), Line: s.Line}
 }
 
-// The engine numbers preferences and sources as this package does; each
-// pair of constants below fails to compile if one stops doing so.
+func statementsOf(stmts []signals.Statement) []UsageStatement {
+	if len(stmts) == 0 {
+		return nil
+	}
+	out := make([]UsageStatement, len(stmts))
+	for i, s := range stmts {
+		out[i] = statementOf(s)
+	}
+	return out
+}
+
+// Package signals numbers preferences and sources as this package does;
+// each pair of constants below fails to compile if one stops doing so.
 const (
-	_ uint8 = uint8(PreferenceNone) - uint8(robotstxt.PreferenceNone)
-	_ uint8 = uint8(robotstxt.PreferenceNone) - uint8(PreferenceNone)
-	_ uint8 = uint8(PreferenceYes) - uint8(robotstxt.PreferenceYes)
-	_ uint8 = uint8(robotstxt.PreferenceYes) - uint8(PreferenceYes)
-	_ uint8 = uint8(PreferenceNo) - uint8(robotstxt.PreferenceNo)
-	_ uint8 = uint8(robotstxt.PreferenceNo) - uint8(PreferenceNo)
-	_ uint8 = uint8(SourceNone) - uint8(robotstxt.SourceNone)
-	_ uint8 = uint8(robotstxt.SourceNone) - uint8(SourceNone)
-	_ uint8 = uint8(SourceContentUsage) - uint8(robotstxt.SourceContentUsage)
-	_ uint8 = uint8(robotstxt.SourceContentUsage) - uint8(SourceContentUsage)
-	_ uint8 = uint8(SourceContentSignal) - uint8(robotstxt.SourceContentSignal)
-	_ uint8 = uint8(robotstxt.SourceContentSignal) - uint8(SourceContentSignal)
-	_ uint8 = uint8(SourceHeader) - uint8(robotstxt.SourceHeader)
-	_ uint8 = uint8(robotstxt.SourceHeader) - uint8(SourceHeader)
+	_ uint8 = uint8(PreferenceNone) - uint8(signals.None)
+	_ uint8 = uint8(signals.None) - uint8(PreferenceNone)
+	_ uint8 = uint8(PreferenceYes) - uint8(signals.Yes)
+	_ uint8 = uint8(signals.Yes) - uint8(PreferenceYes)
+	_ uint8 = uint8(PreferenceNo) - uint8(signals.No)
+	_ uint8 = uint8(signals.No) - uint8(PreferenceNo)
+
+	_ uint8 = uint8(SourceNone) - uint8(signals.SourceNone)
+	_ uint8 = uint8(signals.SourceNone) - uint8(SourceNone)
+	_ uint8 = uint8(SourceContentUsage) - uint8(signals.SourceContentUsage)
+	_ uint8 = uint8(signals.SourceContentUsage) - uint8(SourceContentUsage)
+	_ uint8 = uint8(SourceContentSignal) - uint8(signals.SourceContentSignal)
+	_ uint8 = uint8(signals.SourceContentSignal) - uint8(SourceContentSignal)
+	_ uint8 = uint8(SourceContentUsageHeader) - uint8(signals.SourceContentUsageHeader)
+	_ uint8 = uint8(signals.SourceContentUsageHeader) - uint8(SourceContentUsageHeader)
+	_ uint8 = uint8(SourceContentSignalHeader) - uint8(signals.SourceContentSignalHeader)
+	_ uint8 = uint8(signals.SourceContentSignalHeader) - uint8(SourceContentSignalHeader)
+	_ uint8 = uint8(SourceTDMRepFile) - uint8(signals.SourceTDMRepFile)
+	_ uint8 = uint8(signals.SourceTDMRepFile) - uint8(SourceTDMRepFile)
+	_ uint8 = uint8(SourceTDMRepHeader) - uint8(signals.SourceTDMRepHeader)
+	_ uint8 = uint8(signals.SourceTDMRepHeader) - uint8(SourceTDMRepHeader)
+	_ uint8 = uint8(SourceTDMRepMeta) - uint8(signals.SourceTDMRepMeta)
+	_ uint8 = uint8(signals.SourceTDMRepMeta) - uint8(SourceTDMRepMeta)
+	_ uint8 = uint8(SourceXRobotsTag) - uint8(signals.SourceXRobotsTag)
+	_ uint8 = uint8(signals.SourceXRobotsTag) - uint8(SourceXRobotsTag)
+	_ uint8 = uint8(SourceMetaRobots) - uint8(signals.SourceMetaRobots)
+	_ uint8 = uint8(signals.SourceMetaRobots) - uint8(SourceMetaRobots)
 )
 
-// merge combines u with the statements of other, most restrictive first,
-// as a page's robots.txt preferences and its header combine.
-func (u Usage) merge(other Usage) Usage { return Usage{u.u.Merge(other.u)} }
+// merge returns the statements of u and other together, as a page's
+// robots.txt preferences and its headers combine.
+func (u Usage) merge(other Usage) Usage { return Usage{u.s.Merge(other.s)} }
+
+// with returns u with stmts added.
+func (u Usage) with(stmts ...signals.Statement) Usage { return Usage{u.s.With(stmts...)} }
 
 // refuses reports whether u says "n" for every one of purposes (none: never),
 // and returns the statement of the first purpose, which names where the
@@ -211,18 +259,15 @@ func (u Usage) refuses(purposes []Purpose) (UsageStatement, bool) {
 	return first, true
 }
 
-// headerUsage reads the Content-Usage header fields of a response (several
-// fields are one Dictionary, RFC 9651 §4.2); nothing when there are none
-// or they do not parse.
-func headerUsage(fields []string) Usage { return Usage{robotstxt.HeaderUsage(fields)} }
-
 // Usage returns the AI usage preferences robots.txt states for the crawler
 // whose product token is token (see ProductToken; a string that is not a
 // product token gets the "*" groups' preferences, and ValidToken says so)
 // at rawURL (as Check reads it): the
 // Content-Usage lines (draft-ietf-aipref-attach) and Content-Signal lines
-// of the groups Check would choose, with the longest matching path
-// deciding and conflicts on one path resolved to the most restrictive.
+// of the groups Check would choose. Each of the two states its own
+// preference, with its longest matching path deciding and conflicts on
+// one path resolved to the most restrictive; the two then combine to the
+// most restrictive.
 // Preferences concern only what may be crawled: a URL Check disallows has
 // none. A nil Policy states nothing.
 func (p *Policy) Usage(token, rawURL string) Usage {

@@ -95,7 +95,7 @@ func TestUsageCrawlTrainAI(t *testing.T) {
 	if v := got["GET /members/a"]; v.Reason != ReasonUsage || v.Line != 4 || v.Rule != "/members/ train-ai=n" || v.Usage.For(PurposeTrainAI) != PreferenceNo {
 		t.Errorf("/members/a: %+v", v)
 	}
-	if v := got["GET /news/d"]; v.Reason != ReasonUsage || v.Line != 6 || v.Usage.String() != "search=y (line 6), train-ai=n (line 6)" {
+	if v := got["GET /news/d"]; v.Reason != ReasonUsage || v.Line != 6 || v.Usage.String() != "search=y (Content-Signal line 6), train-ai=n (Content-Signal line 6)" {
 		t.Errorf("/news/d: %+v", v)
 	}
 	if v := got["GET /never/c"]; v.Reason != ReasonDisallowRule || v.Line != 3 || !v.Usage.IsZero() {
@@ -151,7 +151,7 @@ func TestUsageCrawlWithoutPurpose(t *testing.T) {
 	}
 	// Check still reports the preferences.
 	v, err := e.Check(s.URL + "/members/x")
-	if err != nil || !v.Allowed || v.Usage.String() != "train-ai=n (line 4)" {
+	if err != nil || !v.Allowed || v.Usage.String() != "train-ai=n (Content-Usage line 4)" {
 		t.Errorf("Check = %+v, %v", v, err)
 	}
 }
@@ -192,9 +192,9 @@ func TestPageUsage(t *testing.T) {
 	}
 	c.Wait()
 	want := map[string]string{
-		"/members/a":  "train-ai=n (line 4)",
-		"/header-no":  "train-ai=n (header)",
-		"/header-yes": "train-ai=y (header)",
+		"/members/a":  "train-ai=n (Content-Usage line 4)",
+		"/header-no":  "train-ai=n (Content-Usage header)",
+		"/header-yes": "train-ai=y (Content-Usage header)",
 		"/plain":      "no statement",
 	}
 	for p, w := range want {

@@ -3,6 +3,8 @@ package robotsext
 import (
 	"strings"
 	"testing"
+
+	"github.com/robotsext/robotsext/internal/signals"
 )
 
 // attachExample is the robots.txt of draft-ietf-aipref-attach's example
@@ -26,11 +28,11 @@ func TestUsageAttachDraftExample(t *testing.T) {
 		crawl       bool
 		want        string // Usage.String()
 	}{
-		{"OtherBot", "/test", true, "train-ai=n (line 4)"},
+		{"OtherBot", "/test", true, "train-ai=n (Content-Usage line 4)"},
 		{"OtherBot", "/never/test", false, "no statement"},
-		{"OtherBot", "/ai-ok/test", true, "train-ai=y (line 5)"},
-		{"ExampleBot", "/test", true, "train-ai=y (line 9)"},
-		{"ExampleBot", "/never/test", true, "train-ai=y (line 9)"},
+		{"OtherBot", "/ai-ok/test", true, "train-ai=y (Content-Usage line 5)"},
+		{"ExampleBot", "/test", true, "train-ai=y (Content-Usage line 9)"},
+		{"ExampleBot", "/never/test", true, "train-ai=y (Content-Usage line 9)"},
 	}
 	for _, tt := range tests {
 		if v := p.Check(tt.agent, tt.path); v.Allowed != tt.crawl {
@@ -54,40 +56,40 @@ func TestUsagePrecedence(t *testing.T) {
 	}{
 		{"group of the crawler, not *",
 			"User-agent: *\nAllow: /\nContent-Usage: train-ai=n\n\nUser-agent: FooBot\nAllow: /\nContent-Usage: train-ai=y\n",
-			"FooBot", "/x", "train-ai=y (line 7)"},
+			"FooBot", "/x", "train-ai=y (Content-Usage line 7)"},
 		{"usage lines are no rules: without one, user-agent lines stay one group (RFC 9309)",
 			"User-agent: *\nContent-Usage: train-ai=n\n\nUser-agent: FooBot\nContent-Usage: train-ai=y\n",
-			"FooBot", "/x", "train-ai=n (line 2)"},
+			"FooBot", "/x", "train-ai=n (Content-Usage line 2)"},
 		{"groups of one token merge as for rules",
 			"User-agent: FooBot\nContent-Usage: /a train-ai=y\n\nUser-agent: FooBot\nContent-Usage: /a/b train-ai=n\n",
-			"FooBot", "/a/b/c", "train-ai=n (line 5)"},
+			"FooBot", "/a/b/c", "train-ai=n (Content-Usage line 5)"},
 		{"no group for the crawler: *",
 			"User-agent: *\nDisallow:\nContent-Usage: train-ai=n\n\nUser-agent: FooBot\nDisallow:\nContent-Usage: train-ai=n\nContent-Usage: search=y\n",
-			"BarBot", "/x", "train-ai=n (line 3)"},
+			"BarBot", "/x", "train-ai=n (Content-Usage line 3)"},
 		{"longest path wins over a shorter no",
 			"User-agent: *\nContent-Usage: / train-ai=n\nContent-Usage: /open/ train-ai=y\n",
-			"X", "/open/page", "train-ai=y (line 3)"},
+			"X", "/open/page", "train-ai=y (Content-Usage line 3)"},
 		{"longest path wins and states only its keys",
 			"User-agent: *\nContent-Usage: / search=y, train-ai=n\nContent-Usage: /open/ train-ai=y\n",
-			"X", "/open/page", "train-ai=y (line 3)"},
+			"X", "/open/page", "train-ai=y (Content-Usage line 3)"},
 		{"line order has no meaning",
 			"User-agent: *\nContent-Usage: /open/ train-ai=y\nContent-Usage: / train-ai=n\n",
-			"X", "/open/page", "train-ai=y (line 2)"},
+			"X", "/open/page", "train-ai=y (Content-Usage line 2)"},
 		{"length counts encoded octets",
 			"User-agent: *\nContent-Usage: /é train-ai=n\nContent-Usage: /%C3%A9x train-ai=y\n",
-			"X", "/%C3%A9", "train-ai=n (line 2)"},
+			"X", "/%C3%A9", "train-ai=n (Content-Usage line 2)"},
 		{"wildcards match as in Allow/Disallow",
 			"User-agent: *\nContent-Usage: / train-ai=y\nContent-Usage: /*.pdf$ train-ai=n\n",
-			"X", "/docs/a.pdf", "train-ai=n (line 3)"},
+			"X", "/docs/a.pdf", "train-ai=n (Content-Usage line 3)"},
 		{"same path: most restrictive",
 			"User-agent: *\nContent-Usage: /a train-ai=y, search=y\nContent-Usage: /a train-ai=n\n",
-			"X", "/a", "search=y (line 2), train-ai=n (line 3)"},
+			"X", "/a", "search=y (Content-Usage line 2), train-ai=n (Content-Usage line 3)"},
 		{"same path: yes over no statement",
 			"User-agent: *\nContent-Usage: /a train-ai=maybe\nContent-Usage: /a train-ai=y\n",
-			"X", "/a", "train-ai=y (line 3)"},
+			"X", "/a", "train-ai=y (Content-Usage line 3)"},
 		{"only the tokens y and n",
 			"User-agent: *\nContent-Usage: train-ai=yes, search=\"n\", ai-input=?1, bots=N\n",
-			"X", "/", "ai-input=? (line 2), bots=? (line 2), search=? (line 2), train-ai=? (line 2)"},
+			"X", "/", "ai-input=? (Content-Usage line 2), bots=? (Content-Usage line 2), search=? (Content-Usage line 2), train-ai=? (Content-Usage line 2)"},
 		{"unparsable Dictionary states nothing",
 			"User-agent: *\nContent-Usage: Train-AI=n\n",
 			"X", "/", "no statement"},
@@ -96,25 +98,31 @@ func TestUsagePrecedence(t *testing.T) {
 			"X", "/a", "no statement"},
 		{"duplicate key: the last wins",
 			"User-agent: *\nContent-Usage: train-ai=n, train-ai=y\n",
-			"X", "/", "train-ai=y (line 2)"},
+			"X", "/", "train-ai=y (Content-Usage line 2)"},
 		{"unknown keys kept",
 			"User-agent: *\nContent-Usage: tdm=n, train-genai=y\n",
-			"X", "/", "tdm=n (line 2), train-genai=y (line 2)"},
+			"X", "/", "tdm=n (Content-Usage line 2), train-genai=y (Content-Usage line 2)"},
 		{"parameters ignored",
 			"User-agent: *\nContent-Usage: train-ai=n;until=2030\n",
-			"X", "/", "train-ai=n (line 2)"},
+			"X", "/", "train-ai=n (Content-Usage line 2)"},
 		{"Content-Signal maps ai-train, keeps search and ai-input",
 			"User-agent: *\nContent-Signal: search=yes, ai-input=no, ai-train=no\n",
-			"X", "/", "ai-input=n (line 2), search=y (line 2), train-ai=n (line 2)"},
+			"X", "/", "ai-input=n (Content-Signal line 2), search=y (Content-Signal line 2), train-ai=n (Content-Signal line 2)"},
 		{"Content-Signal values are yes and no",
 			"User-agent: *\nContent-Signal: ai-train=n\n",
-			"X", "/", "train-ai=? (line 2)"},
+			"X", "/", "train-ai=? (Content-Signal line 2)"},
 		{"Content-Signal and Content-Usage on one path: most restrictive",
 			"User-agent: *\nContent-Signal: ai-train=yes\nContent-Usage: train-ai=n\n",
-			"X", "/", "train-ai=n (line 3)"},
+			"X", "/", "train-ai=n (Content-Usage line 3)"},
+		{"each mechanism's longest path decides, then the two combine: a Content-Signal no is not lifted by a longer Content-Usage yes",
+			"User-agent: *\nContent-Signal: search=yes, ai-train=no\nContent-Usage: /open/ train-ai=y\n",
+			"X", "/open/a", "search=y (Content-Signal line 2), train-ai=n (Content-Signal line 2)"},
+		{"nor a Content-Usage no by a longer Content-Signal yes",
+			"User-agent: *\nContent-Usage: train-ai=n\nContent-Signal: /open/ ai-train=yes, search=yes\n",
+			"X", "/open/a", "search=y (Content-Signal line 3), train-ai=n (Content-Usage line 2)"},
 		{"Content-Signal before any group applies to every crawler",
 			"Content-Signal: ai-train=no\n\nUser-agent: FooBot\nDisallow: /x\n",
-			"FooBot", "/", "train-ai=n (line 1)"},
+			"FooBot", "/", "train-ai=n (Content-Signal line 1)"},
 		{"Content-Usage before any group is ignored",
 			"Content-Usage: train-ai=n\n\nUser-agent: *\nDisallow: /x\n",
 			"X", "/", "no statement"},
@@ -126,7 +134,7 @@ func TestUsagePrecedence(t *testing.T) {
 			"X", "/free/a", "no statement"},
 		{"trailing comment and blanks",
 			"User-agent: *\nContent-Usage:   /a \t train-ai=n   # not for training\n",
-			"X", "/a", "train-ai=n (line 2)"},
+			"X", "/a", "train-ai=n (Content-Usage line 2)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,6 +180,30 @@ func TestUsageLinesChangeNoDecision(t *testing.T) {
 	}
 }
 
+// TestUsageRound4 is the defect of round 4 through the Extension: a "*"
+// group whose Content-Signal line says ai-train=no for every path, and
+// whose Content-Usage line says train-ai=y under /open/, let a crawler
+// declaring train-ai fetch /open/a. Both statements are kept; the no is
+// in force.
+func TestUsageRound4(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\nContent-Signal: search=yes, ai-train=no\nContent-Usage: /open/ train-ai=y\n"))
+	e := Apply(nil, WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI))
+	v, err := e.Check(s.URL + "/open/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Allowed || v.Reason != ReasonUsage || v.Line != 3 || v.Rule != "search=yes, ai-train=no" {
+		t.Errorf("/open/a: %+v", v)
+	}
+	if got, want := joinStatements(v.Usage.All()), "search=y (Content-Signal line 3), train-ai=y (Content-Usage line 4), train-ai=n (Content-Signal line 3)"; got != want {
+		t.Errorf("every statement: %q, want %q", got, want)
+	}
+	if got, want := v.Usage.String(), "search=y (Content-Signal line 3), train-ai=n (Content-Signal line 3)"; got != want {
+		t.Errorf("in force: %q, want %q", got, want)
+	}
+}
+
 func TestUsageValue(t *testing.T) {
 	t.Parallel()
 	var zero Usage
@@ -189,12 +221,15 @@ func TestUsageValue(t *testing.T) {
 	if s := a.Lookup("ai-input"); s != (UsageStatement{Key: "ai-input"}) {
 		t.Fatalf("Lookup(ai-input) = %+v", s)
 	}
-	h := headerUsage([]string{"train-ai=y", "search=n"})
+	h := Usage{}.with(signals.ContentUsageHeader([]string{"train-ai=y", "search=n"})...)
 	m := a.merge(h)
-	if got := m.String(); got != "search=n (header), train-ai=n (line 2)" {
+	if got := m.String(); got != "search=n (Content-Usage header), train-ai=n (Content-Usage line 2)" {
 		t.Fatalf("merge = %q", got)
 	}
-	if headerUsage([]string{"TRAIN-AI=n"}) != (Usage{}) {
+	if got := joinStatements(m.All()); got != "search=y (Content-Usage line 2), search=n (Content-Usage header), train-ai=n (Content-Usage line 2), train-ai=y (Content-Usage header)" {
+		t.Fatalf("merge, every statement = %q", got)
+	}
+	if (Usage{}).with(signals.ContentUsageHeader([]string{"TRAIN-AI=n"})...) != (Usage{}) {
 		t.Fatal("an unparsable header states something")
 	}
 	for _, tt := range []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/robotstxt"
+	"github.com/robotsext/robotsext/internal/signals"
 )
 
 // WithPurpose declares what the crawler uses content for, such as
@@ -83,7 +84,7 @@ func (e *Extension) pageUsage(resp *colly.Response) Usage {
 	if resp.Headers == nil {
 		return robots
 	}
-	return robots.merge(headerUsage(resp.Headers.Values("Content-Usage")))
+	return robots.with(signals.ContentUsageHeader(resp.Headers.Values("Content-Usage"))...)
 }
 
 // usageHeaders is the part of the OnResponseHeaders hook that runs with

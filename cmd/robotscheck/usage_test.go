@@ -18,9 +18,9 @@ func TestUsagePrinted(t *testing.T) {
 	}
 	out, _, _ := runCmd(t, "", "-robots", file, "-ua", "TrainBot", "/test", "/never/x", "/ai-ok/y")
 	for _, want := range []string{
-		"ALLOWED    /test  allowed by rule, line 2: Allow: /; usage: train-ai=n (line 4)\n",
+		"ALLOWED    /test  allowed by rule, line 2: Allow: /; usage: train-ai=n (Content-Usage line 4)\n",
 		"DISALLOWED /never/x  disallowed by rule, line 3: Disallow: /never/\n",
-		"ALLOWED    /ai-ok/y  allowed by rule, line 2: Allow: /; usage: search=y (line 6), train-ai=y (line 5)\n",
+		"ALLOWED    /ai-ok/y  allowed by rule, line 2: Allow: /; usage: search=y (Content-Signal line 6), train-ai=y (Content-Usage line 5)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

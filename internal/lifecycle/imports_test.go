@@ -26,10 +26,13 @@ func allowedImport(path string, standard bool) bool {
 
 // allowedDependency reports whether the lifecycle may depend on path
 // through its imports: what it may import, and what those import in turn
-// (backend's internal/pause, the engine's httpsfv).
+// (backend's internal/pause; the engine's internal/signals, with its
+// internal/tdmrep and httpsfv).
 func allowedDependency(path string, standard bool) bool {
 	return allowedImport(path, standard) ||
 		path == "github.com/robotsext/robotsext/internal/pause" ||
+		path == "github.com/robotsext/robotsext/internal/signals" ||
+		path == "github.com/robotsext/robotsext/internal/tdmrep" ||
 		path == "github.com/dunglas/httpsfv"
 }
 

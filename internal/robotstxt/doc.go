@@ -6,9 +6,11 @@
 //
 // It is pure: given the bytes of a file and a question, it answers, and
 // knows nothing of fetching, caching or crawling. It may import only the
-// standard library (net/url for the paths of parsed URLs) and
-// github.com/dunglas/httpsfv, for the usage lines' Structured Field values;
-// not Colly, not net/http, and not the root package robotsext, which
-// imports it and builds its public types (Policy, Verdict, Usage) on it.
-// TestImports holds it to that.
+// standard library (net/url for the paths of parsed URLs) and the pure
+// package internal/signals (with what it imports: internal/tdmrep and
+// github.com/dunglas/httpsfv), which reads the usage lines' preferences
+// and resolves them as it does every other mechanism's; not Colly, not
+// net/http, and not the root package robotsext, which imports it and
+// builds its public types (Policy, Verdict, Usage) on it. TestImports
+// holds it to that.
 package robotstxt

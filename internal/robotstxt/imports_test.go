@@ -9,12 +9,19 @@ import (
 
 // allowedImport reports whether the engine may depend on path, directly or
 // through its imports (see the package comment): the standard library but
-// net/http, and httpsfv. Colly and the root package are neither.
+// net/http, internal/signals and what it imports (internal/tdmrep and
+// httpsfv). Colly and the root package are none of them.
 func allowedImport(path string, standard bool) bool {
 	if standard {
 		return path != "net/http" && !strings.HasPrefix(path, "net/http/")
 	}
-	return path == "github.com/dunglas/httpsfv"
+	switch path {
+	case "github.com/robotsext/robotsext/internal/signals",
+		"github.com/robotsext/robotsext/internal/tdmrep",
+		"github.com/dunglas/httpsfv":
+		return true
+	}
+	return false
 }
 
 // TestImports holds the engine to what it may import: its own imports are

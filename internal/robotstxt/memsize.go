@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/robotsext/robotsext/internal/signals"
 )
 
 // MemSize estimates the heap bytes p retains once every group's index is
@@ -62,7 +64,7 @@ func (p *Policy) usageSize() int {
 	}
 	var (
 		r usageRule
-		s Statement
+		s signals.Statement
 	)
 	n := sliceSize(p.usageLines) + allocSize(len(p.usageLines)*int(unsafe.Sizeof(r)))
 	for _, l := range p.usageLines {

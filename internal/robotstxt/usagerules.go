@@ -2,14 +2,16 @@ package robotstxt
 
 // This file decides which usage preferences of robots.txt apply to a path:
 // it reads the Content-Usage and Content-Signal lines the parser kept
-// (build.go) into rules, once, and finds the longest matching ones for
-// the groups chosen for a crawler.
+// (build.go) into rules, once, and finds each mechanism's longest matching
+// ones for the groups chosen for a crawler. Reading a preference, and
+// resolving the matches, is package signals' work, shared with the
+// response headers and the other mechanisms.
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/dunglas/httpsfv"
+	"github.com/robotsext/robotsext/internal/signals"
 )
 
 // usageRule is a Content-Usage or Content-Signal line read: its path
@@ -18,21 +20,14 @@ import (
 type usageRule struct {
 	group   int32 // as usageLine.group
 	line    int32
-	pattern string // "/" when the line names no path
-	stmts   []Statement
-}
-
-// signalKey maps a Content-Signal key to the vocabulary's: "ai-train" is
-// "train-ai"; "search" is the same word and other keys are kept as written.
-func signalKey(k string) string {
-	if k == "ai-train" {
-		return "train-ai"
-	}
-	return k
+	source  signals.Source // SourceContentUsage or SourceContentSignal
+	pattern string         // "/" when the line names no path
+	stmts   []signals.Statement
 }
 
 // readUsageRules reads p.usageLines into p.usageRules, in file order
-// (groups ascending, the lines before any group first).
+// (groups ascending, the lines before any group first). A preference is
+// read by signals.ParseDictionary, as the response headers are.
 func (p *Policy) readUsageRules() {
 	if len(p.usageLines) == 0 {
 		return
@@ -42,7 +37,12 @@ func (p *Policy) readUsageRules() {
 		path, pref := splitUsageValue(l.value)
 		var b strings.Builder
 		writeEscaped(&b, []byte(path))
-		rules[i] = usageRule{group: l.group, line: l.line, pattern: b.String(), stmts: parseUsage(pref, l.signal, int(l.line))}
+		src, dialect := signals.SourceContentUsage, signals.DialectContentUsage
+		if l.signal {
+			src, dialect = signals.SourceContentSignal, signals.DialectContentSignal
+		}
+		rules[i] = usageRule{group: l.group, line: l.line, source: src, pattern: b.String(),
+			stmts: signals.ParseDictionary(pref, dialect, src, int(l.line))}
 	}
 	p.usageRules = rules
 }
@@ -62,86 +62,33 @@ func splitUsageValue(v string) (path, pref string) {
 	return "/", v
 }
 
-// parseUsage reads a preference, an RFC 9651 Dictionary, into statements
-// from the given line. The values "y" and "n" (tokens; "yes" and "no" for
-// Content-Signal) state a preference; anything else states none for its
-// key. A Dictionary that does not parse states nothing at all; a key
-// written twice takes its last value (RFC 9651 §4.2.2); unknown keys are
-// kept.
-func parseUsage(pref string, signal bool, line int) []Statement {
-	d, err := httpsfv.UnmarshalDictionary([]string{pref})
-	if err != nil {
-		return nil
-	}
-	src, yes, no := SourceContentUsage, httpsfv.Token("y"), httpsfv.Token("n")
-	if signal {
-		src, yes, no = SourceContentSignal, httpsfv.Token("yes"), httpsfv.Token("no")
-	}
-	out := make([]Statement, 0, len(d.Names()))
-	for _, k := range d.Names() {
-		m, _ := d.Get(k)
-		s := Statement{Key: k, Source: src, Line: line}
-		if signal {
-			s.Key = signalKey(k)
-		}
-		if it, ok := m.(httpsfv.Item); ok {
-			switch it.Value {
-			case yes:
-				s.Preference = PreferenceYes
-			case no:
-				s.Preference = PreferenceNo
-			}
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// HeaderUsage reads the Content-Usage header fields of a response (several
-// fields are one Dictionary, RFC 9651 §4.2): the same values as a
-// Content-Usage line's, from SourceHeader. It states nothing when there
-// are no fields or they do not parse.
-func HeaderUsage(fields []string) Usage {
-	if len(fields) == 0 {
-		return Usage{}
-	}
-	stmts := parseUsage(strings.Join(fields, ", "), false, 0)
-	for i := range stmts {
-		stmts[i].Source, stmts[i].Line = SourceHeader, 0
-	}
-	// The header states one Dictionary: a key mapped onto another cannot
-	// occur, so the statements are distinct.
-	return usageOf(stmts)
-}
-
 // HasUsage reports whether the file has any Content-Usage or Content-Signal
 // line, so that a caller can skip the questions about usage preferences.
 func (p *Policy) HasUsage() bool { return p != nil && len(p.usageLines) > 0 }
 
 // UsageFor returns the preferences in force for path, in the form
-// RequestPath returns, for the crawler the groups of sel apply to: among
+// RequestPath returns, for the crawler the groups of sel apply to, from
 // the Content-Usage and Content-Signal lines of those groups (and the
-// Content-Signal lines before any group), those of the longest matching
-// path, counted in octets of the percent-encoded pattern as for Allow and
-// Disallow, combined key by key to the most restrictive. Line order does
-// not matter. It does not look at the Allow and Disallow rules (see
-// Usage).
-func (p *Policy) UsageFor(sel Selection, path string) Usage {
+// Content-Signal lines before any group). Each of the two mechanisms
+// states its own preference (signals.PathMatches): among its lines, those
+// of the longest matching path decide, counted in octets of the
+// percent-encoded pattern as for Allow and Disallow, combined key by key
+// to the most restrictive; line order does not matter. The Set keeps both
+// mechanisms' statements; its Lookup combines them to the most
+// restrictive, so a Content-Signal "no" for every path is not lifted by a
+// longer Content-Usage "y", nor the reverse. It does not look at the Allow
+// and Disallow rules (see Usage).
+func (p *Policy) UsageFor(sel Selection, path string) signals.Set {
 	if p == nil || len(p.usageLines) == 0 {
-		return Usage{}
+		return signals.Set{}
 	}
 	p.usageOnce.Do(p.readUsageRules)
-	best := -1
-	var acc []Statement
+	var m signals.PathMatches
 	consider := func(rs []usageRule) {
 		for _, r := range rs {
-			if len(r.pattern) < best || !matchWild(r.pattern, path) {
-				continue
+			if matchWild(r.pattern, path) {
+				m.Add(r.source, len(r.pattern), r.stmts)
 			}
-			if len(r.pattern) > best {
-				best, acc = len(r.pattern), acc[:0]
-			}
-			acc = combine(acc, r.stmts)
 		}
 	}
 	consider(p.usageOfGroup(-1))
@@ -152,7 +99,7 @@ func (p *Policy) UsageFor(sel Selection, path string) Usage {
 		}
 		consider(p.usageOfGroup(g))
 	}
-	return usageOf(slices.Clone(acc))
+	return signals.SetOf(m.BySource(nil))
 }
 
 // usageOfGroup returns the usage rules of group g (-1: those before any
@@ -171,9 +118,9 @@ func (p *Policy) usageOfGroup(g int32) []usageRule {
 // whose product token is token at rawURL (read as RequestPath reads it):
 // UsageFor the groups Select chooses. Preferences concern only what may be
 // crawled: a path Decide disallows has none. A nil Policy states nothing.
-func (p *Policy) Usage(token, rawURL string) Usage {
+func (p *Policy) Usage(token, rawURL string) signals.Set {
 	if p == nil || len(p.usageLines) == 0 {
-		return Usage{}
+		return signals.Set{}
 	}
 	path, ready := PathSpan(rawURL)
 	if !ready {
@@ -182,7 +129,7 @@ func (p *Policy) Usage(token, rawURL string) Usage {
 	}
 	sel := p.Select(token)
 	if !p.Decide(sel, path).Allowed() {
-		return Usage{}
+		return signals.Set{}
 	}
 	return p.UsageFor(sel, path)
 }

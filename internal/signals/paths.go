@@ -65,6 +65,16 @@ func (m *PathMatches) Statements(dst []Statement) []Statement {
 	return dst
 }
 
+// BySource appends to dst the statements of each Source's longest match,
+// not combined across Sources: a Set of them keeps every mechanism's
+// statement, and its Lookup combines them as Statements does.
+func (m *PathMatches) BySource(dst []Statement) []Statement {
+	for i := range m.per {
+		dst = append(dst, m.per[i].stmts...)
+	}
+	return dst
+}
+
 // Reset empties m.
 func (m *PathMatches) Reset() {
 	for i := range m.per {

@@ -1,8 +1,9 @@
 // Package signals is the model of the AI usage preferences a site states,
 // shared by every mechanism it may state them with: a Statement (a key,
 // yes, no or nothing, and where it came from), how the statements of one
-// path-scoped mechanism resolve for a path (PathMatches), and how the
-// statements of different mechanisms combine (Combine).
+// path-scoped mechanism resolve for a path (PathMatches), how the
+// statements of different mechanisms combine (Combine), and the
+// comparable value that carries them for one URL (Set).
 //
 // The mechanisms: the Content-Usage lines and header of the IETF aipref
 // drafts, Cloudflare's Content-Signal lines and header, TDMRep's
@@ -12,9 +13,9 @@
 // Preferences" says: any no is no, else any yes is yes, else nothing.
 //
 // The package is pure: it reads strings and returns values. Its
-// Preference numbers, and the numbers of the Sources the root package's
-// UsageSource has today, are the root's, so the conversion is a cast once
-// UsageSource gains the other Sources under the same numbers.
+// Preference and Source numbers are those of the root package's
+// Preference and UsageSource, so the conversion is a cast (the root checks
+// it at compile time).
 package signals
 
 import (
@@ -63,10 +64,9 @@ func (p Preference) String() string {
 	return "?"
 }
 
-// Source says which mechanism made a statement, and where. The first four
-// values are those of the root package's UsageSource today; the others
-// are new. There are ten, so that a Source is one decimal digit in the
-// root's compact encoding of a Usage.
+// Source says which mechanism made a statement, and where. The values are
+// those of the root package's UsageSource. There are ten, so that a
+// Source is one decimal digit in a Set's encoding.
 type Source uint8
 
 const (
