@@ -16,9 +16,10 @@ import (
 type Directive uint8
 
 // The page directives search engines document (Google's and Bing's
-// "robots meta tag and X-Robots-Tag" pages). "all" states no restriction
-// and "none" is noindex and nofollow together, so neither has a Directive
-// of its own.
+// "robots meta tag and X-Robots-Tag" pages), and the two AI directives
+// DeviantArt introduced (noai, noimageai). "all" states no restriction and
+// "none" is noindex and nofollow together, so neither has a Directive of
+// its own.
 const (
 	DirectiveNoIndex Directive = iota
 	DirectiveNoFollow
@@ -31,6 +32,8 @@ const (
 	DirectiveMaxImagePreview
 	DirectiveMaxVideoPreview
 	DirectiveUnavailableAfter
+	DirectiveNoAI
+	DirectiveNoImageAI
 	numDirectives
 )
 
@@ -132,6 +135,14 @@ type Directives struct {
 	// (unavailable_after), in UTC; zero when no rule stated a date the
 	// parser could read.
 	UnavailableAfter time.Time
+	// NoAI: the content must not go into the datasets AI models are
+	// trained on (noai). It is a usage preference against train-ai
+	// (see WithPurpose), not a search engine directive.
+	NoAI bool
+	// NoImageAI: the page's images must not go into AI training datasets,
+	// while its text may (noimageai). On an image response it is noai;
+	// on a page it refuses nothing of the page (see WithPurpose).
+	NoImageAI bool
 
 	from [numDirectives]DirectiveSource
 	// nofollowRule is the first rule that said nofollow or none, written
@@ -167,6 +178,8 @@ func (d *Directives) Add(o Directives) {
 	d.NoImageIndex = d.NoImageIndex || o.NoImageIndex
 	d.NoTranslate = d.NoTranslate || o.NoTranslate
 	d.IndexIfEmbedded = d.IndexIfEmbedded || o.IndexIfEmbedded
+	d.NoAI = d.NoAI || o.NoAI
+	d.NoImageAI = d.NoImageAI || o.NoImageAI
 	d.MaxSnippet = d.MaxSnippet.tighter(o.MaxSnippet)
 	d.MaxVideoPreview = d.MaxVideoPreview.tighter(o.MaxVideoPreview)
 	if o.MaxImagePreview != ImagePreviewUnstated &&
@@ -406,6 +419,12 @@ func (d *Directives) rule(item string, src DirectiveSource, scope string, header
 	case strings.EqualFold(item, "indexifembedded"):
 		d.IndexIfEmbedded = true
 		d.from[DirectiveIndexIfEmbedded] |= src
+	case strings.EqualFold(item, "noai"):
+		d.NoAI = true
+		d.from[DirectiveNoAI] |= src
+	case strings.EqualFold(item, "noimageai"):
+		d.NoImageAI = true
+		d.from[DirectiveNoImageAI] |= src
 	}
 }
 
@@ -459,7 +478,7 @@ func isASCIISpace(c byte) bool {
 }
 
 // String lists the rules in force, in the words of the directives
-// ("noindex, nofollow, max-snippet:50, unavailable_after:2027-11-03T15:00:00Z"),
+// ("noindex, nofollow, max-snippet:50, unavailable_after:2027-11-03T15:00:00Z, noai"),
 // or "none stated" for the zero value; "all" alone when only "all" was
 // said.
 func (d Directives) String() string {
@@ -484,6 +503,8 @@ func (d Directives) String() string {
 	add(d.MaxImagePreview != ImagePreviewUnstated, "max-image-preview:"+[...]string{"", "none", "standard", "large"}[d.MaxImagePreview&3])
 	add(d.MaxVideoPreview.Set, "max-video-preview:"+strconv.Itoa(d.MaxVideoPreview.N))
 	add(!d.UnavailableAfter.IsZero(), "unavailable_after:"+d.UnavailableAfter.Format(time.RFC3339))
+	add(d.NoAI, "noai")
+	add(d.NoImageAI, "noimageai")
 	switch {
 	case b.Len() > 0:
 		return b.String()

@@ -21,6 +21,9 @@ func checkDirectives(t *testing.T, d Directives) {
 	if d.NoFollow != (d.NofollowRule() != "") || d.NoFollow != (d.From(DirectiveNoFollow) != 0) {
 		t.Fatalf("nofollow without its source or rule: %+v", d)
 	}
+	if d.NoAI != (d.From(DirectiveNoAI) != 0) || d.NoImageAI != (d.From(DirectiveNoImageAI) != 0) {
+		t.Fatalf("noai or noimageai without its source: %+v", d)
+	}
 }
 
 // FuzzXRobotsTag checks that header values never panic, give values in
@@ -28,7 +31,7 @@ func checkDirectives(t *testing.T, d Directives) {
 func FuzzXRobotsTag(f *testing.F) {
 	for _, s := range []string{"nofollow", "demobot: none", "otherbot: nofollow, demobot: noindex",
 		"max-snippet: 50, max-image-preview:large", "unavailable_after: Wednesday, 03-Nov-2027 15:00:00 GMT, nofollow",
-		"unavailable_after: 25 Jun 2010 15:00:00 PST", "nofollowing", "a:b:c:,,:"} {
+		"unavailable_after: 25 Jun 2010 15:00:00 PST", "nofollowing", "a:b:c:,,:", "noai, demobot: noimageai"} {
 		f.Add(s, "noarchive")
 	}
 	f.Fuzz(func(t *testing.T, v1, v2 string) {

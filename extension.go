@@ -54,7 +54,10 @@ type Extension struct {
 	onBlocked atomic.Pointer[[]func(*colly.Request, Verdict)] // copy-on-write; read without a lock
 
 	attachMu sync.Mutex
-	attached map[*colly.Collector]bool // guarded by attachMu
+	attached map[*colly.Collector]bool        // guarded by attachMu
+	visits   map[*colly.Collector]*visitStore // guarded by attachMu: each attached collector's storage wrapper (visits.go)
+
+	storageWarned atomic.Bool // the warning of a storage replaced after Attach was logged
 }
 
 // Apply makes c obey robots.txt and returns the Extension doing it: it
@@ -122,6 +125,15 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 // for composing it with your own). The product token and the robots.txt
 // request's headers come from the collector given to Apply. Attaching a
 // collector twice does nothing more; Attach(nil) does nothing.
+//
+// Attach also wraps the collector's storage (Colly's storage.Storage, the
+// default one or yours), so that a link refused for its page's sake
+// (WithNofollow, WithRelNofollow, a page whose own usage preferences
+// refuse the crawl) is not left marked visited; the wrapper passes every
+// call through and keeps at most 32768 such marks forgotten. Call
+// c.SetStorage before Apply or Attach: a storage set afterwards replaces
+// the wrapper, and such links then stay marked visited, as in Colly
+// (logged once). Clones made after Attach share the wrapper.
 func (e *Extension) Attach(c *colly.Collector) {
 	if c == nil {
 		return
@@ -132,6 +144,9 @@ func (e *Extension) Attach(c *colly.Collector) {
 	}
 	seen := e.attached[c]
 	e.attached[c] = true
+	if !seen {
+		e.attachVisits(c) // visits.go: links refused for their page's sake stay reachable
+	}
 	e.attachMu.Unlock()
 	if seen {
 		return

@@ -32,6 +32,13 @@ import (
 // page's request (c.Visit of a URL read from the page) cannot be tied to
 // it and are not refused. Off, the directives are still read for Page and
 // Stats.
+//
+// A link refused for its page's sake stays reachable: Colly marks a URL
+// visited before the OnRequest hook refuses it, so the Extension makes the
+// collector's storage forget that mark (see Attach), and the same URL found
+// on a page that allows following, or visited with c.Visit, is fetched,
+// once. Without that, it would never be. URLs refused for themselves (by
+// robots.txt, or by their own usage preferences) stay marked.
 func WithNofollow(enforce bool) Option {
 	return func(c *config) { c.nofollowOff = !enforce }
 }
@@ -210,6 +217,7 @@ func (e *Extension) refuseLink(c *colly.Collector, r *colly.Request) bool {
 	e.stats.linksRefused.Add(1)
 	if !e.cfg.shadow {
 		r.Abort()
+		e.forgetVisit(c, r) // visits.go: found on a page that allows following, or visited, it is fetched
 	}
 	e.blocked(contextOf(c), r, v)
 	return !e.cfg.shadow

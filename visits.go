@@ -1,0 +1,217 @@
+package robotsext
+
+// This file keeps a link refused for its page's sake reachable. Colly
+// marks a URL visited in its storage (storage.Storage's Visited) before
+// the OnRequest hook runs, so a URL the hook refuses as a link of a
+// nofollow page would never be fetched afterwards: not when another page
+// that allows following links to it, not even when the user visits it.
+// Attach therefore puts a wrapper around the collector's storage, and a
+// refusal made for the page's sake (nofollow, rel="nofollow", a page
+// whose own usage preferences refuse the crawl) makes the wrapper forget
+// the mark once: the next IsVisited of the URL answers false, and the
+// Visited that follows it records the URL in the collector's storage as
+// Colly always does. A URL refused for itself (robots.txt, its own usage
+// preferences) stays marked, as without robotsext.
+//
+// Colly keeps the storage in an unexported field and offers no getter, so
+// the wrapper is put in place by reflection on that field; SetStorage is
+// not used, as it would also replace the collector's cookie jar. A Colly
+// whose Collector keeps its storage elsewhere gets no wrapper, and
+// refused links stay marked (TestVisitsStorageField guards the version in
+// go.mod).
+
+import (
+	"hash/fnv"
+	"io"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/gocolly/colly/v2/storage"
+)
+
+// maxForgotten bounds the visit marks a wrapper keeps forgotten: past
+// it, the oldest are remembered again and their URLs stay unfetched, as
+// without the wrapper. Each costs a map entry of a few dozen octets.
+const maxForgotten = 1 << 15
+
+// visitStore is the storage Attach gives a collector: the collector's
+// own, with a set of visit marks to forget. Every method but IsVisited
+// and Visited is the collector's storage's; those two go straight to it
+// too, after one atomic load, until a mark is forgotten.
+type visitStore struct {
+	storage.Storage // the collector's storage, as it was at Attach
+
+	ext *Extension // the Extension that put it in place
+
+	// n counts the marks forgotten and not yet visited again: while it
+	// is 0, IsVisited and Visited take no lock.
+	n atomic.Int64
+
+	mu sync.Mutex
+	// cur and old are the forgotten marks, guarded by mu: the newer
+	// generation and the one before it. When cur holds maxForgotten/2,
+	// old is dropped and cur becomes old, so that at most maxForgotten
+	// marks are kept.
+	cur, old map[uint64]struct{}
+}
+
+// IsVisited answers false for a forgotten mark, and asks the collector's
+// storage otherwise.
+func (s *visitStore) IsVisited(id uint64) (bool, error) {
+	if s.n.Load() != 0 && s.forgotten(id) {
+		return false, nil
+	}
+	return s.Storage.IsVisited(id)
+}
+
+// Visited records id in the collector's storage and drops it from the
+// forgotten marks: the URL is being requested again.
+func (s *visitStore) Visited(id uint64) error {
+	if s.n.Load() != 0 {
+		s.remember(id)
+	}
+	return s.Storage.Visited(id)
+}
+
+// forgotten reports whether id is a forgotten mark.
+func (s *visitStore) forgotten(id uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.cur[id]; ok {
+		return true
+	}
+	_, ok := s.old[id]
+	return ok
+}
+
+// remember drops id from the forgotten marks.
+func (s *visitStore) remember(id uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range [2]map[uint64]struct{}{s.cur, s.old} {
+		if _, ok := m[id]; ok {
+			delete(m, id)
+			s.n.Add(-1)
+		}
+	}
+}
+
+// forget makes the next IsVisited of id answer false.
+func (s *visitStore) forget(id uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.cur[id]; ok {
+		return
+	}
+	if _, ok := s.old[id]; ok {
+		return
+	}
+	if len(s.cur) >= maxForgotten/2 {
+		s.n.Add(-int64(len(s.old)))
+		s.old, s.cur = s.cur, nil
+	}
+	if s.cur == nil {
+		s.cur = make(map[uint64]struct{})
+	}
+	s.cur[id] = struct{}{}
+	s.n.Add(1)
+}
+
+// storageField returns the address of c's storage, or nil when this
+// version of Colly does not keep it in a field named store of type
+// storage.Storage.
+func storageField(c *colly.Collector) *storage.Storage {
+	f := reflect.ValueOf(c).Elem().FieldByName("store")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[storage.Storage]() {
+		return nil
+	}
+	return (*storage.Storage)(unsafe.Pointer(f.UnsafeAddr()))
+}
+
+// attachVisits puts a visitStore around c's storage, or finds the one c
+// shares with a collector attached before it (a clone), and records it
+// for c. Attach calls it with attachMu held.
+func (e *Extension) attachVisits(c *colly.Collector) {
+	p := storageField(c)
+	if p == nil || *p == nil {
+		return
+	}
+	w, ok := (*p).(*visitStore)
+	if !ok || w.ext != e {
+		w = &visitStore{Storage: *p, ext: e}
+		*p = w
+	}
+	if e.visits == nil {
+		e.visits = make(map[*colly.Collector]*visitStore)
+	}
+	e.visits[c] = w
+}
+
+// forgetVisit makes c forget that r's URL was visited, so that the URL
+// can be fetched when it is found again: r was refused for its page's
+// sake. It does nothing when c revisits URLs anyway, when Colly marked
+// nothing for r (a request other than GET without a body Colly can read
+// again), or when c's storage is no longer the wrapper Attach put in
+// place (c.SetStorage after Apply: logged once).
+func (e *Extension) forgetVisit(c *colly.Collector, r *colly.Request) {
+	if c == nil || c.AllowURLRevisit || r.URL == nil {
+		return
+	}
+	e.attachMu.Lock()
+	w := e.visits[c]
+	e.attachMu.Unlock()
+	if w == nil {
+		return
+	}
+	if p := storageField(c); p == nil || *p != storage.Storage(w) {
+		if e.storageWarned.CompareAndSwap(false, true) {
+			e.cfg.logger.Warn("robotsext: the collector's storage was replaced after Apply (c.SetStorage): " +
+				"a link refused for its page's sake (nofollow, rel=\"nofollow\", the page's own usage preferences) stays marked visited " +
+				"and is not fetched when another page links to it; call c.SetStorage before Apply or Attach")
+		}
+		return
+	}
+	if id, ok := e.visitKey(r); ok {
+		w.forget(id)
+	}
+}
+
+// visitKey is the key Colly's requestCheck stored for r: the FNV-1a hash
+// of its URL as Colly normalises it (WHATWG parsing, which e.urls does
+// alike), then of its body. ok is false when Colly stored none: a request
+// other than GET whose body it cannot read again.
+func (e *Extension) visitKey(r *colly.Request) (id uint64, ok bool) {
+	var body io.ReadSeeker
+	if r.Body != nil {
+		rs, seekable := r.Body.(io.ReadSeeker)
+		if !seekable {
+			return 0, false
+		}
+		body = rs
+	} else if r.Method != "GET" {
+		return 0, false
+	}
+	u := r.URL.String()
+	if w, err := e.urls.Parse(u); err == nil {
+		u = w.String()
+	}
+	h := fnv.New64a()
+	io.WriteString(h, u)
+	if body != nil {
+		pos, err := body.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, false
+		}
+		if _, err := body.Seek(0, io.SeekStart); err != nil {
+			return 0, false
+		}
+		_, err = io.Copy(h, body)
+		if _, serr := body.Seek(pos, io.SeekStart); err != nil || serr != nil {
+			return 0, false
+		}
+	}
+	return h.Sum64(), true
+}
