@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/tdmrep"
 )
 
 // Directive names one page directive, for Directives.From.
@@ -228,7 +230,11 @@ func ParseXRobotsTag(token string, values ...string) Directives {
 // case-insensitive, their rules added up. It reads tags up to the first
 // one that cannot be in a head (<body>, </head>, <div>, …) and at most
 // MaxHeadScan octets; it builds no document tree.
-func ParseMetaRobots(token string, html []byte) Directives {
+func ParseMetaRobots(token string, html []byte) Directives { return readHead(token, html, nil) }
+
+// readHead is ParseMetaRobots, which with tdm also reads the TDMRep meta
+// tags (tdm-reservation, tdm-policy) into *tdm, in the same scan.
+func readHead(token string, html []byte, tdm *tdmrep.Declaration) Directives {
 	var d Directives
 	scanHead(html, func(name, content string) {
 		switch {
@@ -236,6 +242,8 @@ func ParseMetaRobots(token string, html []byte) Directives {
 			d.readList(content, metaRobots, FromMeta, false)
 		case token != "" && token != noToken && strings.EqualFold(name, token):
 			d.readList(content, name, FromMeta, false)
+		case tdm != nil:
+			tdm.AddMeta(name, content)
 		}
 	})
 	return d
@@ -246,12 +254,18 @@ func ParseMetaRobots(token string, html []byte) Directives {
 // application/xhtml+xml, or none and a body that sniffs as HTML, as
 // Colly's OnHTML decides) the robots meta tags of its head.
 func ReadDirectives(token string, h http.Header, body []byte) Directives {
+	return readResponse(token, h, body, nil)
+}
+
+// readResponse is ReadDirectives, which with tdm also reads an HTML
+// body's TDMRep meta tags into *tdm, in the same scan of its head.
+func readResponse(token string, h http.Header, body []byte, tdm *tdmrep.Declaration) Directives {
 	var d Directives
 	if vs := h.Values(headerName); len(vs) > 0 {
 		d = ParseXRobotsTag(token, vs...)
 	}
 	if isHTML(h.Get("Content-Type"), body) {
-		m := ParseMetaRobots(token, body)
+		m := readHead(token, body, tdm)
 		if !m.IsZero() {
 			d.Add(m)
 		}

@@ -35,6 +35,7 @@ type Extension struct {
 	cfg      *config          // read-only after Apply
 	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
 	cache    *lifecycle.Cache // each origin's robots.txt (lifecycle.go); read-only after Apply
+	tdm      *tdmFiles        // each origin's tdmrep.json (tdmrep.go); nil without WithPurpose
 	pacer    *pacing.Pacer    // each host's Crawl-delay pace (delay.go); read-only after Apply
 	pauses   *pacing.Backoff  // the hosts that asked for less (backoff.go); read-only after Apply
 	adaptive *pacing.Adaptive // WithAdaptivePace (delay.go); read-only after Apply
@@ -94,6 +95,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	}
 	e.newPacing()
 	e.cache = e.newCache()
+	if len(cfg.purposes) > 0 {
+		e.tdm = newTDMFiles(cfg.cacheSize, cfg.cacheMemory)
+	}
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)
 	}
@@ -156,7 +160,7 @@ func (e *Extension) Attach(c *colly.Collector) {
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
 	e.attachSigning(c) // webbotauth.go: each request signed at the wire, after its pace
-	c.OnResponseHeaders(e.onResponseHeaders)
+	c.OnResponseHeaders(func(resp *colly.Response) { e.onResponseHeaders(c, resp) })
 	c.OnResponse(e.onResponse)
 	if e.cfg.relNofollow {
 		c.OnHTML("html", e.onLinks)
@@ -238,7 +242,9 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	}
 	v := e.decide(en, robotstxt.PathOf(u))
 	if v.Allowed {
-		e.usageVerdict(&v, en, u)
+		if err := e.usageVerdict(ctx, &v, en, u); err != nil {
+			return Verdict{}, err
+		}
 	}
 	return v, nil
 }

@@ -56,7 +56,10 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	var v Verdict
-	e.decideRequest(&v, en, r.URL)
+	if e.decideRequest(ctx, &v, en, r.URL) != nil {
+		e.stats.cancelled.Add(1) // the context ended while tdmrep.json was fetched; Colly fails the request
+		return
+	}
 	if e.cfg.deferMax > 0 && deferrable(&v) {
 		e.onRequestHeld(c, r, o, v)
 		return
@@ -97,7 +100,7 @@ func (e *Extension) warnBuiltin() {
 // held (hold.go), then decided, reported and paced as any other.
 func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecycle.Origin, v Verdict) {
 	ctx := contextOf(c)
-	v, ok := e.hold(ctx, o, func(en *lifecycle.Entry) (v Verdict) { e.decideRequest(&v, en, r.URL); return v }, v)
+	v, ok := e.hold(ctx, o, func(en *lifecycle.Entry) (v Verdict) { _ = e.decideRequest(ctx, &v, en, r.URL); return v }, v)
 	if !ok {
 		e.stats.cancelled.Add(1)
 		return
@@ -152,9 +155,9 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 // answered, so its back-off reads the answer, the adaptive pace its
 // latency, and its claim (and its fleet-wide claim, with a Claimer) ends:
 // the delay counts from now.
-func (e *Extension) onResponseHeaders(resp *colly.Response) {
+func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
-		defer e.usageHeaders(resp) // after the host is unclaimed
+		defer e.usageHeaders(c, resp) // after the host is unclaimed
 	}
 	r := resp.Request
 	if r == nil {
@@ -183,11 +186,13 @@ func (e *Extension) onResponseHeaders(resp *colly.Response) {
 
 // decideRequest decides the request URL u from en into v: its robots.txt
 // rules, then, with WithPurpose, the usage preferences of a URL they
-// allow. A path without a query is most often a string of u already; any
-// other is built in a stack buffer, so a cached decision allocates
+// allow (robots.txt's and the origin's tdmrep.json, fetched when not
+// cached). A path without a query is most often a string of u already;
+// any other is built in a stack buffer, so a cached decision allocates
 // nothing. v is filled in place: a Verdict is large enough that copying
-// it back through the hook shows in its cost.
-func (e *Extension) decideRequest(v *Verdict, en *lifecycle.Entry, u *url.URL) {
+// it back through the hook shows in its cost. The error is ctx's, when it
+// ended while tdmrep.json was fetched.
+func (e *Extension) decideRequest(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) error {
 	p, plain := "", false
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
 		p, plain = robotstxt.PlainPath(u)
@@ -198,11 +203,14 @@ func (e *Extension) decideRequest(v *Verdict, en *lifecycle.Entry, u *url.URL) {
 		e.decideBuilt(v, en, u)
 	}
 	if len(e.cfg.purposes) > 0 && v.Allowed {
-		e.usageVerdict(v, en, u)
+		if err := e.usageVerdict(ctx, v, en, u); err != nil {
+			return err
+		}
 		if v.Reason == ReasonUsage {
 			e.stats.usageRefused.Add(1)
 		}
 	}
+	return nil
 }
 
 // decideBuilt is decideRequest for a path that must be built.

@@ -114,5 +114,8 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", err, redact.RawURL(rawURL))
 	}
+	if e.tdm != nil {
+		e.tdm.remove(o)
+	}
 	return e.cache.Forget(ctx, o)
 }

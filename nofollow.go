@@ -1,8 +1,9 @@
 package robotsext
 
 // This file refuses the links of pages that ask not to be followed
-// (nofollow or none for the crawler, WithNofollow) and, with
-// WithRelNofollow, single links marked rel="nofollow".
+// (nofollow or none for the crawler, WithNofollow), of pages whose meta
+// tags make their usage preferences refuse the crawl (WithPurpose), and,
+// with WithRelNofollow, single links marked rel="nofollow".
 //
 // A request made by e.Request.Visit (Post, PostRaw, PostMultipart) carries
 // its page's *colly.Context, which Colly also gives to the page's
@@ -19,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/tdmrep"
 )
 
 // WithNofollow turns the refusal of a nofollow page's links on (the
@@ -63,12 +65,17 @@ const markKey = "robotsext.page"
 // pageMark ties the requests made from one page to it. It is put in a
 // Context of the page's own and read by the OnRequest hook of its links.
 type pageMark struct {
-	page  *colly.Request // the page's request; its retries are other requests
-	url   string         // the page's URL, for Verdict.Page
-	depth int            // the page's depth; its links are one deeper
-	dirs  Directives     // what the page said; written before the mark is published
+	page  *colly.Request     // the page's request; its retries are other requests
+	url   string             // the page's URL, for Verdict.Page
+	depth int                // the page's depth; its links are one deeper
+	dirs  Directives         // what the page said; written before the mark is published
+	meta  tdmrep.Declaration // the page's TDMRep meta tags, read with WithPurpose
 	// nofollow: the links are refused (the page said nofollow or none).
 	nofollow bool
+	// usage, when not "", is the rule of the page's own usage
+	// preferences that refuse every declared purpose: the links are
+	// refused with ReasonUsage (usagehook.go).
+	usage string
 	// rel holds the URLs the page links to only with rel="nofollow",
 	// published once complete (WithRelNofollow); nil: none.
 	rel atomic.Pointer[map[string]struct{}]
@@ -83,26 +90,44 @@ func markOf(ctx *colly.Context) *pageMark {
 	return m
 }
 
-// onResponse is the OnResponse hook: it reads the page's directives, counts
-// a page that has some, and marks a page whose links are to be refused.
+// onResponse is the OnResponse hook: it reads the page's directives (and,
+// with WithPurpose, its TDMRep meta tags, in the same scan of its head),
+// counts a page that has some, and marks a page whose links are to be
+// refused, or, with WithPurpose, whose images are reserved (noimageai).
 func (e *Extension) onResponse(resp *colly.Response) {
 	if resp.Request == nil || resp.Headers == nil {
 		return
 	}
-	d := ReadDirectives(e.token(), *resp.Headers, resp.Body)
-	if d.IsZero() {
+	purpose := len(e.cfg.purposes) > 0
+	var meta tdmrep.Declaration
+	var d Directives
+	if purpose {
+		d = readResponse(e.token(), *resp.Headers, resp.Body, &meta)
+	} else {
+		d = ReadDirectives(e.token(), *resp.Headers, resp.Body)
+	}
+	if !d.IsZero() {
+		e.stats.directivePages.Add(1)
+	}
+	if d.IsZero() && meta == (tdmrep.Declaration{}) {
 		return
 	}
-	e.stats.directivePages.Add(1)
-	if d.NoFollow && !e.cfg.nofollowOff && !e.overriddenURL(resp.Request.URL) {
-		e.mark(resp, d, true)
+	nofollow := d.NoFollow && !e.cfg.nofollowOff && !e.overriddenURL(resp.Request.URL)
+	var usage string
+	if purpose {
+		usage = e.usageBody(resp, d, meta)
+	}
+	if nofollow || usage != "" || purpose && d.NoImageAI {
+		m := e.mark(resp, d, nofollow)
+		m.meta, m.usage = meta, usage
 	}
 }
 
 // mark gives resp's page a Context of its own holding a new mark, and
-// returns the mark. The Context is copied from the page's with ForEach (one read lock
-// of the shared Context; Context.Clone takes it twice, which can deadlock
-// against a writer).
+// returns the mark, whose fields the caller may still set before the
+// page's callbacks run. The Context is copied from the page's with
+// ForEach (one read lock of the shared Context; Context.Clone takes it
+// twice, which can deadlock against a writer).
 func (e *Extension) mark(resp *colly.Response, d Directives, nofollow bool) *pageMark {
 	r := resp.Request
 	ctx := colly.NewContext()
@@ -200,6 +225,8 @@ func (e *Extension) refuseLink(c *colly.Collector, r *colly.Request) bool {
 	switch {
 	case m.nofollow:
 		v = Verdict{Reason: ReasonNofollow, Rule: m.dirs.NofollowRule(), Page: m.url}
+	case m.usage != "":
+		v = Verdict{Reason: ReasonUsage, Rule: m.usage, Page: m.url}
 	default:
 		rel := m.rel.Load()
 		if rel == nil {

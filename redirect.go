@@ -158,7 +158,9 @@ func (e *Extension) checkHop(req *http.Request) error {
 	default:
 		v = e.decide(en, robotstxt.PathOf(req.URL))
 		if len(e.cfg.purposes) > 0 && v.Allowed {
-			e.usageVerdict(&v, en, req.URL)
+			if err := e.usageVerdict(ctx, &v, en, req.URL); err != nil {
+				return err
+			}
 			if v.Reason == ReasonUsage {
 				e.stats.usageRefused.Add(1)
 			}

@@ -121,6 +121,17 @@ type Stats struct {
 	// was not downloaded because their Content-Usage header, merged with
 	// robots.txt, says "n" for every declared purpose.
 	UsageRefused, UsageWithheld uint64
+	// UsageMetaRefused counts pages whose meta tags (tdm-reservation,
+	// noai in a robots meta tag), with the rest of what the page and
+	// its site state, say "n" for every declared purpose: their body was
+	// read, so they reached OnBlocked after it and their links were
+	// refused (see WithPurpose).
+	UsageMetaRefused uint64
+	// TDMRepFetches counts the fetches of an origin's tdmrep.json
+	// (WithPurpose only); TDMRepFiles those that found a valid file, and
+	// TDMRepMalformed those that found a malformed one, which states
+	// nothing.
+	TDMRepFetches, TDMRepFiles, TDMRepMalformed uint64
 	// FetchDurations is how long each robots.txt fetch of this Extension
 	// took, answer or failure; records adopted from a Backend are not
 	// observed.
@@ -150,6 +161,10 @@ type counters struct {
 	gaveUp, holdFull    atomic.Uint64
 	usageRefused        atomic.Uint64
 	usageWithheld       atomic.Uint64
+	usageMetaRefused    atomic.Uint64
+	tdmFetches          atomic.Uint64
+	tdmFiles            atomic.Uint64
+	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
 	paceWaits           histogram
 	fetchDurations      histogram
@@ -200,6 +215,10 @@ func (c *counters) snapshot() Stats {
 		HoldFull:          c.holdFull.Load(),
 		UsageRefused:      c.usageRefused.Load(),
 		UsageWithheld:     c.usageWithheld.Load(),
+		UsageMetaRefused:  c.usageMetaRefused.Load(),
+		TDMRepFetches:     c.tdmFetches.Load(),
+		TDMRepFiles:       c.tdmFiles.Load(),
+		TDMRepMalformed:   c.tdmMalformed.Load(),
 		BackoffRequeued:   c.backoffRequeued.Load(),
 		PaceWaits:         c.paceWaits.snapshot(),
 		FetchDurations:    c.fetchDurations.snapshot(),

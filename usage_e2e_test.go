@@ -83,8 +83,9 @@ func TestUsageCrawlTrainAI(t *testing.T) {
 		t.Errorf("OnResponse saw %q, want %q", pages, want)
 	}
 	// /header-no reached the server (its headers were needed) but its
-	// links were not followed; /members/ and /news/ never left the crawler.
-	if want := []string{"GET /", "GET /ai-ok/b", "GET /header-no", "GET /header-yes", "GET /plain"}; !slices.Equal(s.seen(), want) {
+	// links were not followed; /members/ and /news/ never left the
+	// crawler. The origin's tdmrep.json was read once (it answers 404).
+	if want := []string{"GET /", "GET /.well-known/tdmrep.json", "GET /ai-ok/b", "GET /header-no", "GET /header-yes", "GET /plain"}; !slices.Equal(s.seen(), want) {
 		t.Errorf("server saw %q, want %q", s.seen(), want)
 	}
 	urls, vs := blocked.get()
@@ -101,7 +102,7 @@ func TestUsageCrawlTrainAI(t *testing.T) {
 	if v := got["GET /never/c"]; v.Reason != ReasonDisallowRule || v.Line != 3 || !v.Usage.IsZero() {
 		t.Errorf("/never/c: %+v", v)
 	}
-	if v := got["GET /header-no"]; v.Reason != ReasonUsage || v.Line != 0 || v.Rule != "train-ai=n" ||
+	if v := got["GET /header-no"]; v.Reason != ReasonUsage || v.Line != 0 || v.Rule != "Content-Usage: train-ai=n" ||
 		v.Usage.Lookup("train-ai") != (UsageStatement{Key: "train-ai", Preference: PreferenceNo, Source: SourceHeader}) {
 		t.Errorf("/header-no: %+v", v)
 	}

@@ -43,7 +43,7 @@ func main() {
 	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
 		where := fmt.Sprintf("robots.txt line %d: %s", v.Line, v.Rule)
 		if v.Reason == robotsext.ReasonUsage && v.Line == 0 {
-			where = "Content-Usage header: " + v.Rule
+			where = v.Rule // a header, tdmrep.json, a meta tag
 		}
 		mu.Lock()
 		report = append(report, fmt.Sprintf("REFUSED  %-22s %s (%s)", r.URL.Path, v.Reason, where))

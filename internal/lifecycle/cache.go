@@ -157,6 +157,11 @@ func (c *Cache) Get(ctx context.Context, o Origin) (*Entry, error) {
 // marking it used; nil when o is not cached.
 func (c *Cache) Peek(o Origin) *Entry { return c.lru.peek(o) }
 
+// Fetcher returns the Fetcher the Cache makes its requests with, for the
+// caller's other files of an origin (FetchFile), which then share its
+// client and its fetch slots.
+func (c *Cache) Fetcher() *Fetcher { return c.cfg.Fetcher }
+
 // Forget drops o's entry, so that its next Get fetches robots.txt again
 // (an answer requested before Forget is dropped once installed: any
 // number of Forgets during a fetch make one fetch after it), and, when the
