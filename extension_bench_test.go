@@ -87,18 +87,24 @@ func BenchmarkOnRequestCached(b *testing.B) {
 	b.Run("hook/query/fast-clock", hook("http://bench.test/search?q=robots&page=2", WithClock(fastClock)))
 	b.Run("hook/escaped/fast-clock", hook("http://bench.test/caf%C3%A9/men%C3%BC", WithClock(fastClock)))
 	b.Run("hook/non-ascii/fast-clock", hook("http://bench.test/café/menü?q=ü", WithClock(fastClock)))
+	// A crawler that declares a purpose, on a site that states no
+	// preference (its tdmrep.json is an HTML page, as on most sites):
+	// the file is fetched once, then each request looks its cache up.
+	b.Run("hook/path/purpose", hook("http://bench.test/articles/2024/robots-exclusion.html", WithPurpose(PurposeTrainAI)))
+	b.Run("hook/path/purpose/fast-clock", hook("http://bench.test/articles/2024/robots-exclusion.html", WithClock(fastClock), WithPurpose(PurposeTrainAI)))
+	b.Run("hook/query/purpose/fast-clock", hook("http://bench.test/search?q=robots&page=2", WithClock(fastClock), WithPurpose(PurposeTrainAI)))
 	// Two hosts in turn: each request takes the cache's lock, as in a
 	// crawl of many hosts, where the last origin is seldom the next.
 	b.Run("hook/two-hosts/fast-clock", hooks([]string{
 		"http://bench.test/articles/2024/robots-exclusion.html",
 		"http://other.test/articles/2024/robots-exclusion.html"}, WithClock(fastClock)))
 
-	collector := func(withExtension bool) func(b *testing.B) {
+	collector := func(withExtension bool, opts ...Option) func(b *testing.B) {
 		return func(b *testing.B) {
 			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"), colly.AllowURLRevisit())
 			c.WithTransport(memTransport{})
 			if withExtension {
-				Apply(c, WithHTTPClient(&http.Client{Transport: memTransport{}}))
+				Apply(c, append([]Option{WithHTTPClient(&http.Client{Transport: memTransport{}})}, opts...)...)
 			}
 			const page = "http://bench.test/articles/2024/robots-exclusion.html"
 			if err := c.Visit(page); err != nil { // warms the robots.txt cache
@@ -115,4 +121,5 @@ func BenchmarkOnRequestCached(b *testing.B) {
 	}
 	b.Run("collector/without-extension", collector(false))
 	b.Run("collector/with-extension", collector(true))
+	b.Run("collector/with-extension/purpose", collector(true, WithPurpose(PurposeTrainAI)))
 }

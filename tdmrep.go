@@ -187,8 +187,13 @@ func (c *tdmFiles) remove(o lifecycle.Origin) {
 // share one fetch. The error is ctx's, when it ended first. When this
 // machine could not fetch (ErrLocal), the file in force is the last one
 // cached, however old, and nothing is cached.
-func (e *Extension) tdmFile(ctx context.Context, o lifecycle.Origin) (*tdmrep.File, error) {
-	if en := e.tdm.get(o); en != nil && e.cfg.now().Before(en.expires) {
+//
+// freshUntil is a time the caller knows is still ahead (the expiry of
+// the robots.txt entry it has just been given): a file that expires after
+// it is fresh without a look at the clock, which is most of the time, as
+// the file is fetched just after robots.txt and lives as long.
+func (e *Extension) tdmFile(ctx context.Context, o lifecycle.Origin, freshUntil time.Time) (*tdmrep.File, error) {
+	if en := e.tdm.get(o); en != nil && (freshUntil.Before(en.expires) || e.cfg.now().Before(en.expires)) {
 		return en.file, nil
 	}
 	key := o.String()

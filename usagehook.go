@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
@@ -104,7 +105,7 @@ func robotsUsage(en *lifecycle.Entry) bool {
 func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) error {
 	var file *tdmrep.File
 	if e.tdm != nil && !en.Override {
-		f, err := e.tdmFile(ctx, en.Origin)
+		f, err := e.tdmFile(ctx, en.Origin, en.Expires)
 		if err != nil {
 			return err
 		}
@@ -323,7 +324,11 @@ func (e *Extension) usageHeaders(c *colly.Collector, resp *colly.Response) {
 	ctx := contextOf(c)
 	var file *tdmrep.File
 	if o, err := originOf(r.URL); err == nil && e.tdm != nil && !e.cfg.overridden(o) {
-		f, err := e.tdmFile(ctx, o)
+		var fresh time.Time
+		if en != nil {
+			fresh = en.Expires
+		}
+		f, err := e.tdmFile(ctx, o, fresh)
 		if err != nil {
 			return // the context ended: Colly fails the request
 		}

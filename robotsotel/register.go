@@ -43,8 +43,12 @@
 //	robotsext.hold.entered              counter {request}        requests held so far
 //	robotsext.hold.ended                counter {request}        how held requests ended; robotsext.hold.result: released, gave_up
 //	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
-//	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences (WithPurpose)
-//	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their Content-Usage header (WithPurpose)
+//	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences: robots.txt, tdmrep.json (WithPurpose)
+//	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their usage preferences (WithPurpose)
+//	robotsext.usage.meta_refused        counter {page}           pages read whose meta tags refuse every declared purpose; their links refused (WithPurpose)
+//	robotsext.tdmrep.fetches            counter {request}        fetches of an origin's tdmrep.json (WithPurpose)
+//	robotsext.tdmrep.files              counter {request}        fetches of tdmrep.json that found a valid file
+//	robotsext.tdmrep.malformed          counter {request}        fetches of tdmrep.json that found a malformed file, which states nothing
 //	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed
 //	robotsext.backoff.pauses.capped     counter {pause}          pauses cut short by WithMaxBackoff
 //	robotsext.backoff.probes            counter {request}        probes sent when a pause ended
@@ -345,11 +349,23 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 		"Requests refused at once because MaxHeld requests were already held.",
 		func(s *robotsext.Stats) uint64 { return s.HoldFull })
 	scalarCounter("robotsext.usage.refused", "{request}",
-		"URLs refused before fetching because robots.txt says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
+		"URLs refused before fetching because robots.txt or the origin's tdmrep.json says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
 		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
 	scalarCounter("robotsext.usage.withheld", "{page}",
-		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
+		"Pages whose body was not downloaded because their headers (Content-Usage, Content-Signal, tdm-reservation, X-Robots-Tag noai), with robots.txt and tdmrep.json, say \"n\" for every declared purpose.",
 		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
+	scalarCounter("robotsext.usage.meta_refused", "{page}",
+		"Pages whose meta tags (tdm-reservation, robots noai), with the rest, say \"n\" for every declared purpose: read, reported, their links refused.",
+		func(s *robotsext.Stats) uint64 { return s.UsageMetaRefused })
+	scalarCounter("robotsext.tdmrep.fetches", "{request}",
+		"Fetches of an origin's /.well-known/tdmrep.json (WithPurpose only).",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepFetches })
+	scalarCounter("robotsext.tdmrep.files", "{request}",
+		"Fetches of tdmrep.json that found a valid file.",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepFiles })
+	scalarCounter("robotsext.tdmrep.malformed", "{request}",
+		"Fetches of tdmrep.json that found a malformed file, which states nothing.",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepMalformed })
 	scalarCounter("robotsext.directive.pages", "{page}",
 		"Pages whose X-Robots-Tag headers or robots meta tags said something to the crawler's token.",
 		func(s *robotsext.Stats) uint64 { return s.DirectivePages })

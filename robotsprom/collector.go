@@ -46,8 +46,12 @@
 //	robotsext_held_total                           requests held so far
 //	robotsext_held_ended_total{result}             how held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused at the bound)
 //	robotsext_hold_full_total                      requests refused at once because MaxHeld requests were held
-//	robotsext_usage_refused_total                  URLs refused before fetching by AI usage preferences (WithPurpose)
-//	robotsext_usage_withheld_total                 pages aborted at their headers by their Content-Usage header (WithPurpose)
+//	robotsext_usage_refused_total                  URLs refused before fetching by AI usage preferences: robots.txt, tdmrep.json (WithPurpose)
+//	robotsext_usage_withheld_total                 pages aborted at their headers by their usage preferences (WithPurpose)
+//	robotsext_usage_meta_refused_total             pages read whose meta tags refuse every declared purpose; their links refused (WithPurpose)
+//	robotsext_tdmrep_fetches_total                 fetches of an origin's tdmrep.json (WithPurpose)
+//	robotsext_tdmrep_files_total                   fetches of tdmrep.json that found a valid file
+//	robotsext_tdmrep_malformed_total               fetches of tdmrep.json that found a malformed file, which states nothing
 //	robotsext_backoff_pauses_total{cause}          hosts paused because they asked for less; cause is 429, 503, 5xx_run or probe_failed
 //	robotsext_backoff_pauses_capped_total          pauses cut short by WithMaxBackoff
 //	robotsext_backoff_probes_total                 probes sent when a pause ended
@@ -210,11 +214,23 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 		"Requests refused at once because MaxHeld requests were already held.",
 		func(s *robotsext.Stats) uint64 { return s.HoldFull })
 	counter("usage_refused_total",
-		"URLs refused before fetching because robots.txt says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
+		"URLs refused before fetching because robots.txt or the origin's tdmrep.json says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
 		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
 	counter("usage_withheld_total",
-		"Pages whose body was not downloaded because their Content-Usage header, merged with robots.txt, says \"n\" for every declared purpose.",
+		"Pages whose body was not downloaded because their headers (Content-Usage, Content-Signal, tdm-reservation, X-Robots-Tag noai), with robots.txt and tdmrep.json, say \"n\" for every declared purpose.",
 		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
+	counter("usage_meta_refused_total",
+		"Pages whose meta tags (tdm-reservation, robots noai), with the rest, say \"n\" for every declared purpose: read, reported, their links refused.",
+		func(s *robotsext.Stats) uint64 { return s.UsageMetaRefused })
+	counter("tdmrep_fetches_total",
+		"Fetches of an origin's /.well-known/tdmrep.json (WithPurpose only).",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepFetches })
+	counter("tdmrep_files_total",
+		"Fetches of tdmrep.json that found a valid file.",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepFiles })
+	counter("tdmrep_malformed_total",
+		"Fetches of tdmrep.json that found a malformed file, which states nothing.",
+		func(s *robotsext.Stats) uint64 { return s.TDMRepMalformed })
 
 	c.pauses = desc("backoff_pauses_total",
 		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.", "cause")

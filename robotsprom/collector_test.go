@@ -151,8 +151,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 39 {
-				t.Errorf("%d metric families, want 39", len(families))
+			if len(families) != 43 {
+				t.Errorf("%d metric families, want 43", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {
