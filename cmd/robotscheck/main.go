@@ -53,6 +53,13 @@
 //	-timeout D     bound on one robots.txt fetch, redirects included
 //	               (default 10s)
 //	-json          one JSON object per URL
+//	-page          also fetch each allowed URL and show what its headers and
+//	               head say to the agent: its directives, its AI usage
+//	               preferences and its TDM reservation
+//	-purpose LIST  decide as a collector with WithPurpose (keys such as
+//	               train-ai, comma-separated): also read each origin's
+//	               tdmrep.json, and report a URL the site's usage
+//	               preferences refuse for every purpose as disallowed
 //
 // Flags come before the URLs. The exit status is 0 when every URL is
 // allowed, 1 when at least one is disallowed, and 2 on a usage error, an
@@ -118,7 +125,8 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 	authFlag := fs.String("unauthorized", "allow", "what a 401/403 robots.txt means: allow (RFC 9309) or disallow")
 	timeout := fs.Duration("timeout", 0, "bound on one robots.txt fetch, redirects included (0: 10s)")
 	asJSON := fs.Bool("json", false, "print one JSON object per URL")
-	page := fs.Bool("page", false, "also fetch each allowed URL and show what its X-Robots-Tag headers and robots meta tags say to the agent")
+	page := fs.Bool("page", false, "also fetch each allowed URL and show what its headers and head say to the agent: directives, usage preferences, TDM reservation")
+	purposeFlag := fs.String("purpose", "", "decide as a collector declaring these `purposes` (comma-separated keys, such as train-ai): read tdmrep.json too, refuse what the usage preferences refuse")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: robotscheck [flags] URL...\n"+
 			"       robotscheck [flags] -robots FILE URL|PATH...\n"+
@@ -169,10 +177,26 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 		return usageErr("no URLs: give them as arguments, or one per line on standard input (\"-\" reads a terminal)")
 	}
 
+	var purposes []robotsext.Purpose
+	if *purposeFlag != "" {
+		for _, p := range strings.Split(*purposeFlag, ",") {
+			if p = strings.TrimSpace(p); !isKey(p) {
+				return usageErr("-purpose %q: want keys such as train-ai, search or ai-input, comma-separated", *purposeFlag)
+			}
+			purposes = append(purposes, robotsext.Purpose(p))
+		}
+	}
+
 	out := newPrinter(stdout, stderr, *ua, mode, *asJSON)
-	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}, page: *page, timeout: *timeout}
+	c := &checker{ua: *ua, mode: mode, opts: opts, out: out, origins: map[string]*source{}, page: *page, timeout: *timeout, purposes: purposes}
 	if *robotsFile != "" && *page {
 		return usageErr("-page fetches pages: it cannot be used with -robots")
+	}
+	if *robotsFile != "" && purposes != nil {
+		return usageErr("-purpose reads each origin's tdmrep.json: it cannot be used with -robots")
+	}
+	if *page || purposes != nil {
+		c.ext = newExtension(opts, purposes)
 	}
 	if *robotsFile != "" {
 		src, err := loadFile(*robotsFile, *ua)
@@ -219,6 +243,21 @@ func isToken(s string) bool {
 	return s != ""
 }
 
+// isKey reports whether s may be a usage preference key: a Structured
+// Field key (RFC 9651 §3.2), lower-case letters, digits, '_', '-', '.'
+// and '*', starting with a letter or '*'.
+func isKey(s string) bool {
+	if s == "" || !('a' <= s[0] && s[0] <= 'z' || s[0] == '*') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("_-.*", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // checker checks URLs one after the other, fetching each origin's
 // robots.txt the first time a URL of it comes up. It is not safe for
 // concurrent use.
@@ -228,8 +267,12 @@ type checker struct {
 	opts []robotsext.Option
 	out  *printer
 
-	page    bool          // -page: fetch allowed URLs and read their directives
-	timeout time.Duration // -timeout
+	page     bool                // -page: fetch allowed URLs and read their directives
+	timeout  time.Duration       // -timeout
+	purposes []robotsext.Purpose // -purpose
+	// ext decides as a collector would, for -purpose (robots.txt with
+	// tdmrep.json) and -page (Page); nil without either.
+	ext *robotsext.Extension
 
 	local   *source            // the -robots file; nil when fetching
 	origins map[string]*source // fetched robots.txt by robots.txt URL
@@ -289,13 +332,16 @@ func (c *checker) check(raw string) {
 		return
 	}
 	v := src.robots.Verdict(c.ua, raw, c.mode)
+	if c.purposes != nil && v.Allowed {
+		v = c.withPurposes(raw, v)
+	}
 	if !v.Allowed {
 		c.worsen(exitDisallowed)
 	}
 	var pr *pageResult
 	var perr error
 	if c.page && v.Allowed {
-		pr, perr = fetchPage(raw, c.ua, c.timeout)
+		pr, perr = fetchPage(c.ext, raw, c.ua, c.timeout)
 		if perr != nil {
 			c.worsen(exitError)
 		}

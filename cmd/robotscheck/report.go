@@ -81,9 +81,13 @@ type result struct {
 	Status     int    `json:"status,omitempty"`    // 0: no HTTP answer
 	Outcome    string `json:"outcome,omitempty"`
 	FetchError string `json:"fetch_error,omitempty"`
-	// Usage lists the AI usage preferences robots.txt states for an
-	// allowed URL (Content-Usage and Content-Signal lines), by key.
-	Usage []usageResult `json:"usage,omitempty"`
+	// Usage lists the AI usage preferences in force for an allowed URL
+	// (robots.txt's Content-Usage and Content-Signal lines, and with
+	// -purpose the origin's tdmrep.json), by key: the most restrictive
+	// of the mechanisms' statements. UsageStatements lists every
+	// mechanism's, when some is overruled.
+	Usage           []usageResult `json:"usage,omitempty"`
+	UsageStatements []usageResult `json:"usage_statements,omitempty"`
 	// Page is what -page found on the page; PageError why it could not
 	// be had.
 	Page      *pageResult `json:"page,omitempty"`
@@ -123,6 +127,8 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict, page *pag
 	}
 	fmt.Fprintf(p.w, "%s %s  %s", word, printable(redact.RawURL(raw)), v.Reason)
 	switch {
+	case v.Line == 0 && v.Rule != "" && v.Reason == robotsext.ReasonUsage:
+		fmt.Fprintf(p.w, ": %s", printable(v.Rule)) // a header, tdmrep.json, a meta tag
 	case v.Line == 0:
 	case text != "":
 		fmt.Fprintf(p.w, ", line %d: %s", v.Line, printable(text))
@@ -132,7 +138,7 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict, page *pag
 		fmt.Fprintf(p.w, ", line %d", v.Line)
 	}
 	if !v.Usage.IsZero() {
-		fmt.Fprintf(p.w, "; usage: %s", printable(v.Usage.String()))
+		fmt.Fprintf(p.w, "; usage: %s", printable(usageText(v.Usage)))
 	}
 	p.w.WriteByte('\n')
 	switch {
@@ -144,7 +150,52 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict, page *pag
 			fmt.Fprintf(p.w, " (links refused by a collector: %s)", printable(page.NofollowRule))
 		}
 		p.w.WriteByte('\n')
+		if page.UsageText != "" {
+			fmt.Fprintf(p.w, "           page usage: %s", printable(page.UsageText))
+			if page.Refused {
+				p.w.WriteString(" (refused for every purpose: its links are refused)")
+			}
+			p.w.WriteByte('\n')
+		}
+		if t := page.TDMRep; t != nil {
+			fmt.Fprintf(p.w, "           page tdm-reservation: %s (%s)", t.Reservation, t.Source)
+			if t.Policy != "" {
+				fmt.Fprintf(p.w, ", tdm-policy %s", printable(t.Policy))
+			}
+			p.w.WriteByte('\n')
+		}
 	}
+}
+
+// usageText is the usage preferences in force, and, when some mechanism's
+// statement is overruled by another's, every statement: "train-ai=n
+// (Content-Signal line 3) (every statement: train-ai=y (Content-Usage
+// line 4), train-ai=n (Content-Signal line 3))".
+func usageText(u robotsext.Usage) string {
+	in, all := u.Statements(), u.All()
+	if len(all) == len(in) {
+		return u.String()
+	}
+	var b strings.Builder
+	b.WriteString(u.String())
+	b.WriteString(" (every statement: ")
+	for i, s := range all {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(s.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// usageResults is a Usage's statements for JSON.
+func usageResults(stmts []robotsext.UsageStatement) []usageResult {
+	var out []usageResult
+	for _, u := range stmts {
+		out = append(out, usageResult{Key: u.Key, Preference: u.Preference.String(), Source: u.Source.String(), Line: u.Line})
+	}
+	return out
 }
 
 func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text string) result {
@@ -156,8 +207,9 @@ func (p *printer) jsonResult(src *source, raw string, v robotsext.Verdict, text 
 	if res.GroupLines == nil {
 		res.GroupLines = []int{}
 	}
-	for _, u := range v.Usage.Statements() {
-		res.Usage = append(res.Usage, usageResult{Key: u.Key, Preference: u.Preference.String(), Source: u.Source.String(), Line: u.Line})
+	res.Usage = usageResults(v.Usage.Statements())
+	if all := v.Usage.All(); len(all) != len(res.Usage) {
+		res.UsageStatements = usageResults(all)
 	}
 	if res.Sitemaps == nil {
 		res.Sitemaps = []string{}
