@@ -68,3 +68,40 @@ func ExampleUsage_Lookup() {
 	// train-ai: n from Content-Signal line line 2
 	// ai-input: no statement from none line 0
 }
+
+// A page that reserves itself in a meta tag has to be read before the tag
+// is seen: the Extension reports it, refuses its links, and the
+// collector's own callbacks still see it. Page(resp).Refused tells them
+// to skip it.
+func ExampleExtension_Page_refused() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt", "/.well-known/tdmrep.json":
+			http.NotFound(w, r)
+		case "/essay":
+			fmt.Fprint(w, `<html><head><meta name="tdm-reservation" content="1"></head><body><a href="/next">next</a></body></html>`)
+		default:
+			fmt.Fprint(w, "<html><body>hello</body></html>")
+		}
+	}))
+	defer srv.Close()
+
+	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
+	ext := robotsext.Apply(c, robotsext.WithPurpose(robotsext.PurposeTrainAI))
+	ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {
+		fmt.Printf("refused %s: %s\n", r.URL.Path, v.Rule)
+	})
+	c.OnHTML("html", func(e *colly.HTMLElement) {
+		if ext.Page(e.Response).Refused {
+			return // reserved against the declared purpose: not kept
+		}
+		fmt.Println("kept", e.Request.URL.Path)
+	})
+	c.OnHTML("a[href]", func(e *colly.HTMLElement) { _ = e.Request.Visit(e.Attr("href")) })
+	_ = c.Visit(srv.URL + "/")
+	_ = c.Visit(srv.URL + "/essay")
+	// Output:
+	// kept /
+	// refused /essay: meta tdm-reservation: 1
+	// refused /next: meta tdm-reservation: 1
+}

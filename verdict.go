@@ -50,10 +50,17 @@ const (
 	// Verdict.Err says why. The next request to the origin fetches again.
 	ReasonLocalError
 	// ReasonUsage: the site's AI usage preferences say "n" for every
-	// purpose the crawler declared with WithPurpose, in robots.txt (Line
-	// names the Content-Usage or Content-Signal line, Rule its value) or
-	// in the page's Content-Usage response header (Line 0, Rule the
-	// header's value). Allow and Disallow rules allowed the URL.
+	// purpose the crawler declared with WithPurpose. Rule names the
+	// statement that decided, where it was read: a Content-Usage or
+	// Content-Signal line of robots.txt (Line is its line, Rule its
+	// value), a rule of the origin's tdmrep.json ("tdmrep.json rule 0:
+	// /archive/ tdm-reservation 1"), a response header
+	// ("Content-Signal: ai-train=no", "tdm-reservation: 1",
+	// "X-Robots-Tag: noai") or a meta tag ("meta tdm-reservation: 1",
+	// "meta robots: noai"); Line is 0 for all but robots.txt. When Page
+	// is set the request is refused for that page's sake: a link of a
+	// page whose own preferences refuse the crawl, or an image of a page
+	// that said noimageai. Allow and Disallow rules allowed the URL.
 	ReasonUsage
 	// ReasonBackoff: the request's host asked for less (429, 503 or a run
 	// of 5xx) and is paused, and the request would have waited longer
@@ -172,11 +179,13 @@ type Verdict struct {
 	// of its own re-queues a URL refused for these reasons to be tried at
 	// RetryAt rather than losing it (see also WithDeferUnreachable).
 	RetryAt time.Time
-	// Usage is the AI usage preferences robots.txt states for the URL
-	// (Content-Usage and Content-Signal lines; see Policy.Usage), and for
-	// ReasonUsage refusals at the headers those merged with the page's
-	// Content-Usage header. Extension.Check fills it for allowed URLs;
-	// the request hook only with WithPurpose; Policy.Check never.
+	// Usage is the AI usage preferences stated for the URL: robots.txt's
+	// (Content-Usage and Content-Signal lines; see Policy.Usage) and, with
+	// WithPurpose, the origin's tdmrep.json; for ReasonUsage refusals at
+	// the headers, with the page's headers too. Each mechanism's
+	// statement is kept (Usage.All). Extension.Check fills it for
+	// allowed URLs; the request hook only with WithPurpose; Policy.Check
+	// never.
 	Usage Usage
 	// TokenErr is non-nil when Policy.Check or Robots.Verdict was given a
 	// string that is not a robots.txt product token, such as "MyBot/1.0"
@@ -188,6 +197,9 @@ type Verdict struct {
 	// group allows. The Extension's own checks always pass a token.
 	TokenErr error
 	// Page is, for ReasonNofollow and ReasonRelNofollow, the URL of the
-	// page whose link the request is; "" for every other reason.
+	// page whose link the request is, and for ReasonUsage that of the
+	// page for whose sake the request was refused (see ReasonUsage); ""
+	// otherwise. Such a URL stays reachable: found on another page, or
+	// visited, it is fetched (see WithNofollow).
 	Page string
 }
