@@ -27,6 +27,12 @@ func main() {
 	site, _ := fs.Sub(files, "site")
 	fileServer := http.FileServer(http.FS(site))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/tdmrep.json" {
+			// TDMRep: text and data mining rights reserved on the archive.
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `[{"location": "/archive/", "tdm-reservation": 1}]`)
+			return
+		}
 		if strings.HasPrefix(r.URL.Path, "/gallery") {
 			// The gallery's pages say in their header: not for training.
 			w.Header().Set("Content-Usage", "train-ai=n")

@@ -1,6 +1,7 @@
 package signals
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,50 @@ func isKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// FuzzSet builds a Set from statements decoded from the input: nothing
+// panics; at most one statement per key and source, sorted; the Set
+// survives its encoding, whatever the order of its statements; the
+// statement in force for a key is the most restrictive of its own, the
+// earliest source on a tie.
+func FuzzSet(f *testing.F) {
+	f.Add([]byte("train-ai\x00\x02\x02\x03search\x00\x01\x02\x03train-ai\x00\x01\x01\x04"), uint8(3))
+	f.Add([]byte("k\x00\x02\x05\x00k\x00\x02\x03\x07"), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, rot uint8) {
+		var stmts []Statement
+		for len(data) > 0 && len(stmts) < 64 {
+			k, rest, ok := strings.Cut(string(data), "\x00")
+			if !ok || len(rest) < 3 {
+				break
+			}
+			stmts = append(stmts, Statement{Key: k, Preference: Preference(rest[0] % 4), Source: Source(rest[1] % 12), Line: int(rest[2])})
+			data = []byte(rest[3:])
+		}
+		s := SetOf(slices.Clone(stmts))
+		all := s.All()
+		for i, st := range all {
+			if !storable(st) || i > 0 && order(all[i-1], st) >= 0 || i > 0 && all[i-1].Key == st.Key && all[i-1].Source == st.Source {
+				t.Fatalf("%v from %v", all, stmts)
+			}
+			in := s.Lookup(st.Key)
+			if in.Preference < st.Preference || in.Preference == st.Preference && in.Source > st.Source {
+				t.Fatalf("in force for %q: %v, yet %v", st.Key, in, st)
+			}
+		}
+		if SetOf(all) != s {
+			t.Fatalf("%v does not survive its encoding", all)
+		}
+		if len(stmts) > 0 {
+			r := int(rot) % len(stmts)
+			if rotated := SetOf(append(slices.Clone(stmts[r:]), stmts[:r]...)); rotated != s {
+				t.Fatalf("order changed the Set: %v and %v", rotated.All(), all)
+			}
+		}
+		for _, st := range s.Statements() {
+			if s.Lookup(st.Key) != st {
+				t.Fatalf("Statements and Lookup disagree on %q", st.Key)
+			}
+		}
+	})
 }
