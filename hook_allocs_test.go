@@ -77,3 +77,46 @@ func (pacedMemTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, err
 }
+
+// TestHookAllocsWithPurpose: with WithPurpose, the OnRequest hook on a
+// cached origin allocates nothing when the site states no preference
+// (its tdmrep.json an HTML page, as on most sites), whether the path is a
+// string of the URL or has to be built, nor when its tdmrep.json has
+// rules that do not match (the path then built in a stack buffer).
+func TestHookAllocsWithPurpose(t *testing.T) {
+	for _, raw := range []string{
+		"http://bench.test/articles/2024/robots-exclusion.html",
+		"http://bench.test/search?q=robots&page=2",
+		"http://rules.test/articles/2024/robots-exclusion.html",
+		"http://rules.test/search?q=robots&page=2",
+	} {
+		c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
+		e := Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tdmMemTransport{}}), WithPurpose(PurposeTrainAI))
+		if v, err := e.Check(raw); err != nil || !v.Allowed {
+			t.Fatalf("Check(%s) = %+v, %v", raw, v, err)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &colly.Request{URL: u, Method: http.MethodGet, Headers: &http.Header{}, Ctx: colly.NewContext()}
+		if n := testing.AllocsPerRun(200, func() { e.onRequest(c, r) }); n != 0 || r.IsAbort() {
+			t.Errorf("%s: %v allocations per call (aborted %v), want 0", raw, n, r.IsAbort())
+		}
+	}
+}
+
+// tdmMemTransport is memTransport, except that rules.test's tdmrep.json
+// reserves /archive/.
+type tdmMemTransport struct{}
+
+func (tdmMemTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := memTransport{}.RoundTrip(req)
+	if err == nil && req.URL.Host == "rules.test" && req.URL.Path == "/.well-known/tdmrep.json" {
+		body := `[{"location": "/archive/", "tdm-reservation": 1}]`
+		resp.Header = http.Header{"Content-Type": {"application/json"}}
+		resp.Body = io.NopCloser(strings.NewReader(body))
+		resp.ContentLength = int64(len(body))
+	}
+	return resp, err
+}

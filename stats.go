@@ -66,9 +66,11 @@ type Stats struct {
 	// DirectivePages counts the pages whose X-Robots-Tag headers or robots
 	// meta tags said something to the crawler.
 	DirectivePages uint64
-	// LinksRefused counts the requests refused as links of a nofollow page
-	// or rel="nofollow" links (also counted in Blocked under
-	// ReasonNofollow and ReasonRelNofollow; in shadow mode they went out).
+	// LinksRefused counts the requests refused as links of a nofollow page,
+	// rel="nofollow" links, and, with WithPurpose, links of a page whose
+	// meta tags refuse every declared purpose (also counted in Blocked
+	// under ReasonNofollow, ReasonRelNofollow and ReasonUsage; in shadow
+	// mode they went out).
 	LinksRefused uint64
 	// BackendErrors counts failed Backend calls; each was answered locally.
 	BackendErrors uint64
@@ -116,10 +118,12 @@ type Stats struct {
 	// are not observed.
 	PaceWaits Histogram
 	// UsageRefused counts URLs refused before fetching because robots.txt
-	// says "n" for every purpose declared with WithPurpose (also counted
-	// in Blocked under ReasonUsage). UsageWithheld counts pages whose body
-	// was not downloaded because their Content-Usage header, merged with
-	// robots.txt, says "n" for every declared purpose.
+	// or the origin's tdmrep.json says "n" for every purpose declared
+	// with WithPurpose (also counted in Blocked under ReasonUsage).
+	// UsageWithheld counts pages whose body was not downloaded because
+	// their headers (Content-Usage, Content-Signal, tdm-reservation,
+	// X-Robots-Tag noai), with the rest, say "n" for every declared
+	// purpose, images of a noimageai page included.
 	UsageRefused, UsageWithheld uint64
 	// UsageMetaRefused counts pages whose meta tags (tdm-reservation,
 	// noai in a robots meta tag), with the rest of what the page and

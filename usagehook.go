@@ -114,7 +114,21 @@ func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.
 	if !robotsUsage(en) && file.Len() == 0 {
 		return nil // nothing to look up: the path is not even built
 	}
-	path := robotstxt.PathOf(u)
+	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
+		if path, ok := robotstxt.PlainPath(u); ok {
+			e.usagePath(v, en, file, path)
+			return nil
+		}
+	}
+	// The path is built in a stack buffer, as decideBuilt does: nothing
+	// keeps it.
+	var buf [robotstxt.PathBufSize]byte
+	e.usagePath(v, en, file, bytesString(robotstxt.AppendPath(buf[:0], u)))
+	return nil
+}
+
+// usagePath is usageVerdict once the request path is known.
+func (e *Extension) usagePath(v *Verdict, en *lifecycle.Entry, file *tdmrep.File, path string) {
 	usage := e.usageOf(en, path)
 	rule, ok := file.Lookup(path)
 	if ok {
@@ -123,7 +137,7 @@ func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.
 		}
 	}
 	if usage.IsZero() {
-		return nil
+		return
 	}
 	v.Usage = usage
 	if s, no := usage.refuses(e.cfg.purposes); no {
@@ -131,7 +145,6 @@ func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.
 		*v = Verdict{Allowed: false, Reason: ReasonUsage, Usage: usage}
 		v.Line, v.Rule = r.name(s)
 	}
-	return nil
 }
 
 // refusal is what names the statement that refused a URL or page, as
