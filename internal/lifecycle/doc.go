@@ -5,6 +5,9 @@
 // deciding while its origin is unreachable, caches the answers in a
 // bounded LRU, makes one fetch per origin at a time, and, with a Backend,
 // shares each origin's record with a fleet (load, lease, store, purge).
+// Its Fetcher also fetches the origin's other protocol files for the root
+// package (FetchFile: TDMRep's tdmrep.json), with the same client, slots
+// and freshness rules.
 //
 // It knows origins, HTTP and the robots.txt engine (internal/robotstxt),
 // not Colly and not the crawl: the root package robotsext, which imports
