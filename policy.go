@@ -55,7 +55,10 @@ func ParsePolicy(robotsTxt []byte) *Policy {
 // token is token (such as "FooBot", not "FooBot/1.0" nor a whole
 // User-Agent: see ProductToken and ValidToken) to leave between requests:
 // the slowest of the Crawl-delay values and Request-rate intervals written
-// for it, and whether there was any. A Crawl-delay line applies to the
+// for it, and whether there was any. A stated "Crawl-delay: 0" returns 0,
+// true: the site asks for no pace, and the Extension keeps none, where a
+// file that states no delay returns 0, false and the host is paced by
+// DefaultDelay (see WithDefaultDelay). A Crawl-delay line applies to the
 // user-agent lines directly above it. An agent named anywhere in the file
 // takes only its own delays, as it takes only its own rules; any other
 // agent, and any string that is not a product token, takes the "*" delays.

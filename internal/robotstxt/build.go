@@ -203,6 +203,7 @@ func (b *builder) addDelay(d time.Duration) {
 		}
 		if n == globalLen {
 			b.p.globalDelay = max(b.p.globalDelay, d)
+			b.p.globalStated = true
 			continue
 		}
 		if b.p.delays == nil {
@@ -213,7 +214,7 @@ func (b *builder) addDelay(d time.Duration) {
 		for i, c := range low {
 			low[i] = lower(c)
 		}
-		if d > b.p.delays[string(low)] {
+		if old, ok := b.p.delays[string(low)]; !ok || d > old {
 			b.p.delays[string(low)] = d
 		}
 	}

@@ -11,12 +11,14 @@ import (
 	"time"
 )
 
-// parseCrawlDelay reads a Crawl-delay value: decimal seconds, greater than
-// zero. Anything else is ignored. Values too large for a time.Duration
-// saturate.
+// parseCrawlDelay reads a Crawl-delay value: decimal seconds, zero or
+// more. Zero is kept: a site that writes "Crawl-delay: 0" states that it
+// asks for no pace, which is not the same as stating nothing. Anything
+// else (a negative number, NaN, a word) is ignored. Values too large for
+// a time.Duration saturate.
 func parseCrawlDelay(v []byte) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(string(firstField(v)), 64)
-	if err != nil || !(f > 0) {
+	if err != nil || !(f >= 0) {
 		return 0, false
 	}
 	return seconds(f), true

@@ -65,9 +65,12 @@ type Policy struct {
 	sitemaps []textRef // in text; see sitemap.go
 
 	// Crawl delays, keyed by lower-cased token. They have their own,
-	// narrower scoping than rules (see builder.scopeEnd).
-	delays      map[string]time.Duration
-	globalDelay time.Duration // 0: none
+	// narrower scoping than rules (see builder.scopeEnd). A stated
+	// "Crawl-delay: 0" is kept: an entry of 0, or globalStated with a
+	// globalDelay of 0.
+	delays       map[string]time.Duration
+	globalDelay  time.Duration // the slowest "*" delay
+	globalStated bool          // a "*" delay was stated, 0 included
 
 	// wildRules counts the rules whose pattern holds '*' or ends in '$',
 	// and the directory rules of index.html Allows, for MemSize.
@@ -129,7 +132,8 @@ func (p *Policy) Parse(robotsTxt []byte) {
 // CrawlDelay returns the pause the file asks the crawler whose product
 // token is token to leave between requests: the slowest of the Crawl-delay
 // values and Request-rate intervals written for it, and whether there was
-// any. A Crawl-delay line applies to the user-agent lines directly above
+// any. "Crawl-delay: 0" is stated: it returns 0, true (the site asks for
+// no pace), where a file without a delay returns 0, false. A Crawl-delay line applies to the user-agent lines directly above
 // it. An agent named anywhere in the file takes only its own delays, as it
 // takes only its own rules; any other agent, and any string that is not a
 // product token, takes the "*" delays.
@@ -141,7 +145,7 @@ func (p *Policy) CrawlDelay(token string) (time.Duration, bool) {
 		d, ok := lookupAgent(p.delays, token)
 		return d, ok
 	}
-	return p.globalDelay, p.globalDelay > 0
+	return p.globalDelay, p.globalStated
 }
 
 // Empty reports whether the file held no group (no user-agent line) and
