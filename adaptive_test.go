@@ -15,8 +15,10 @@ import (
 // TestAdaptivePace: with WithAdaptivePace(1), a synchronous crawl of a
 // host whose latency goes from 100 ms to 200 ms and back asks it about
 // half as often while it is slow and recovers after; 500s answered fast
-// never shorten the delay; the Crawl-delay is the floor. The server's
-// latency and the waits run on a hand-moved clock: no real sleeping.
+// never shorten the delay; the Crawl-delay is the floor. The site states
+// "Crawl-delay: 0", so that the default pace sets no floor here. The
+// server's latency and the waits run on a hand-moved clock: no real
+// sleeping.
 func TestAdaptivePace(t *testing.T) {
 	t.Parallel()
 	clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -25,7 +27,7 @@ func TestAdaptivePace(t *testing.T) {
 	var arrivals []time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0\n")
 			return
 		}
 		mu.Lock()
@@ -71,7 +73,8 @@ func TestAdaptivePace(t *testing.T) {
 }
 
 // TestAdaptivePaceFloorAndCap: the delay never falls below the host's
-// Crawl-delay nor rises above WithMaxCrawlDelay.
+// Crawl-delay, or the default pace of a host that states none, nor rises
+// above WithMaxCrawlDelay.
 func TestAdaptivePaceFloorAndCap(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -82,6 +85,8 @@ func TestAdaptivePaceFloorAndCap(t *testing.T) {
 		want    time.Duration
 	}{
 		{"Crawl-delay is the floor", "User-agent: *\nCrawl-delay: 2\n", 50 * time.Millisecond, nil, 2 * time.Second},
+		{"the default pace is the floor of a silent host", "User-agent: *\nAllow: /\n", 50 * time.Millisecond, nil, DefaultDelay},
+		{"WithDefaultDelay's is the floor", "User-agent: *\nAllow: /\n", 50 * time.Millisecond, []Option{WithDefaultDelay(3 * time.Second)}, 3 * time.Second},
 		{"WithMaxCrawlDelay is the cap", "User-agent: *\nAllow: /\n", 30 * time.Second, []Option{WithMaxCrawlDelay(5 * time.Second)}, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

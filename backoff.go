@@ -54,17 +54,22 @@ const (
 	// PauseProbeFailed: the probe sent when a pause ended failed without
 	// an answer (a network error or timeout).
 	PauseProbeFailed
+	// PauseRateLimit: the host's RateLimit header field said that a quota
+	// policy has no quota left ("r=0"), before any 429 (on a 429 or 503
+	// the status is the cause, and the longer of Retry-After and the
+	// field's window the pause).
+	PauseRateLimit
 )
 
-// String names the cause: "429", "503", "5xx_run" or "probe_failed",
-// short and stable, the label values the metrics adapters use; a cause
+// String names the cause: "429", "503", "5xx_run", "probe_failed" or
+// "ratelimit", short and stable, the label values the metrics adapters use; a cause
 // this version does not define is "cause_N".
 func (c PauseCause) String() string { return pacing.Cause(c).String() }
 
 // PauseCauses returns every PauseCause this version defines, in order:
 // the metrics adapters report each from the start.
 func PauseCauses() []PauseCause {
-	return []PauseCause{PauseTooManyRequests, PauseUnavailable, PauseServerErrors, PauseProbeFailed}
+	return []PauseCause{PauseTooManyRequests, PauseUnavailable, PauseServerErrors, PauseProbeFailed, PauseRateLimit}
 }
 
 // WithBackoffBase sets the first pause of a host that answered 429, 503

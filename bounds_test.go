@@ -67,13 +67,15 @@ func quiet() Option { return WithLogger(slog.New(slog.DiscardHandler)) }
 
 // newCrawler builds a collector (Async when async) whose requests, and
 // whose Extension's robots.txt requests, all reach srv. The crawl is
-// bounded by crawlContext so that a bug fails instead of hanging.
+// bounded by crawlContext so that a bug fails instead of hanging. Hosts
+// are not paced by default (WithDefaultDelay(0)): a test of the pace
+// states its Crawl-delay.
 func newCrawler(t *testing.T, srv *httptest.Server, async bool, opts ...Option) *crawler {
 	t.Helper()
 	cr := &crawler{pages: wireTo(t, srv), bot: wireTo(t, srv)}
 	cr.c = colly.NewCollector(colly.Async(async), colly.StdlibContext(crawlContext(t)))
 	cr.c.WithTransport(cr.pages)
-	cr.ext = Apply(cr.c, append([]Option{quiet(), WithHTTPClient(&http.Client{Transport: cr.bot})}, opts...)...)
+	cr.ext = Apply(cr.c, append([]Option{quiet(), WithDefaultDelay(0), WithHTTPClient(&http.Client{Transport: cr.bot})}, opts...)...)
 	return cr
 }
 

@@ -18,6 +18,40 @@ import (
 	"github.com/robotsext/robotsext/internal/pacing"
 )
 
+// DefaultDelay is the pace of a host whose robots.txt states no
+// Crawl-delay or Request-rate for the crawler: one request in flight, and
+// starts at least this far apart (see WithDefaultDelay).
+const DefaultDelay = time.Second
+
+// WithDefaultDelay sets the pace of a host for which robots.txt states no
+// delay for the crawler: no Crawl-delay or Request-rate line in the group
+// that applies to it, a delay stated only for other crawlers, a
+// robots.txt that is unavailable (404), or none at all under FailOpen.
+// Such a host is paced exactly as a Crawl-delay host is: at most one
+// request in flight, starts at least d apart at the wire, the robots.txt
+// request counting as the first, shared by the fleet through a Backend.
+// The default is DefaultDelay (1 s), about what crawling guidelines ask
+// of a crawler that was told nothing.
+//
+// What a site states wins, lower or higher: "Crawl-delay: 0.3" paces the
+// host 0.3 s apart, "Crawl-delay: 5" 5 s apart, and a stated
+// "Crawl-delay: 0" leaves it unpaced. WithAdaptivePace may slow a host
+// down below the default, never speed it up past it. Hosts covered by
+// WithOverride get the default as well: an override lifts the site's
+// Allow and Disallow rules, which are about what may be fetched, not the
+// pace, which is about the load on a server the crawler may not own; a
+// site of your own that should be crawled flat out says so with
+// "Crawl-delay: 0" in its robots.txt.
+//
+// WithDefaultDelay(0) turns the default off: a host whose robots.txt
+// states nothing is crawled as fast as the collector's own LimitRules
+// allow, and Apply logs one warning saying so. A negative d is refused
+// (DefaultDelay is kept, with a warning), and a d above WithMaxCrawlDelay
+// is capped to it, with a warning.
+func WithDefaultDelay(d time.Duration) Option {
+	return func(c *config) { c.defaultDelay, c.defaultDelaySet = d, true }
+}
+
 // WithMaxCrawlDelay caps the Crawl-delay (or Request-rate interval) obeyed
 // per host, so that an absurd value such as "Crawl-delay: 86400" cannot
 // stall a crawl: longer delays are clamped to d, counted in Stats'
@@ -48,6 +82,8 @@ func (e *Extension) newPacing() {
 	health := backendHealth{e}
 	e.pacer = pacing.New(pacing.Config{
 		MaxDelay:    cfg.maxCrawlDelay,
+		Default:     cfg.defaultDelay,
+		Rand:        cfg.rand,
 		Logger:      cfg.logger,
 		Clock:       clock,
 		Backend:     cfg.backend,
@@ -69,6 +105,37 @@ func (e *Extension) newPacing() {
 		Context:        e.context,
 	})
 	e.adaptive = pacing.NewAdaptive(cfg.adaptiveTarget, clock, e.pacer)
+}
+
+// settleDefaultDelay settles WithDefaultDelay against WithMaxCrawlDelay,
+// whatever their order: a negative delay is refused and a delay above the
+// cap is capped, each with a warning for Apply to log.
+func (cfg *config) settleDefaultDelay() {
+	if !cfg.defaultDelaySet {
+		cfg.defaultDelay = DefaultDelay
+	}
+	limit := cfg.maxCrawlDelay
+	if limit <= 0 {
+		limit = pacing.DefaultMaxDelay
+	}
+	switch d := cfg.defaultDelay; {
+	case d < 0:
+		cfg.ignored = append(cfg.ignored, "WithDefaultDelay("+d.String()+") is negative; using the default pace, "+DefaultDelay.String())
+		cfg.defaultDelay = DefaultDelay
+	case d > limit:
+		cfg.ignored = append(cfg.ignored, "WithDefaultDelay("+d.String()+") is above WithMaxCrawlDelay; using "+limit.String())
+		cfg.defaultDelay = limit
+	}
+	cfg.defaultDelay = min(cfg.defaultDelay, limit) // DefaultDelay itself, under a lower cap
+}
+
+// warnUnpaced says, once per Extension, what WithDefaultDelay(0) means.
+func (cfg *config) warnUnpaced() {
+	if cfg.defaultDelaySet && cfg.defaultDelay == 0 {
+		cfg.logger.Warn("robotsext: WithDefaultDelay(0): a site whose robots.txt states no Crawl-delay is not paced; " +
+			"the crawl sends it as many requests at once as the collector's LimitRules allow, which most sites never asked for " +
+			"and many read as abuse; keep it for sites you run or are entitled to load")
+	}
 }
 
 // limitRules describes the pace of every paced host as Colly LimitRules,

@@ -135,9 +135,10 @@ const e2eRules = "User-agent: testbot\nDisallow: /private\nAllow: /private/ok\n\
 
 func TestE2EBlockedPathsNeverReachServer(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt(e2eRules))
 	c := colly.NewCollector(colly.UserAgent("TestBot/1.0 (+https://example.com/bot)"))
-	e := Apply(c)
+	e := Apply(c, WithDefaultDelay(0))
 	var blocked blockLog
 	e.OnBlocked(blocked.record)
 
@@ -179,12 +180,13 @@ func TestE2EBlockedPathsNeverReachServer(t *testing.T) {
 
 func TestE2ERobotsOutsideCollector(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	c := colly.NewCollector(
 		colly.MaxRequests(2),
 		colly.URLFilters(regexp.MustCompile(`/(a|b|private)$`)), // robots.txt does not pass the filter
 	)
-	Apply(c)
+	Apply(c, WithDefaultDelay(0))
 	var responses, requests []string
 	var mu sync.Mutex
 	c.OnRequest(func(r *colly.Request) { mu.Lock(); requests = append(requests, r.URL.Path); mu.Unlock() })
@@ -210,6 +212,7 @@ func TestE2ERobotsOutsideCollector(t *testing.T) {
 
 func TestE2EOneRobotsFetchUnderParallelism(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	const pages = 200
 	var e *Extension
 	ready := make(chan struct{})
@@ -226,7 +229,7 @@ func TestE2EOneRobotsFetchUnderParallelism(t *testing.T) {
 	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 16}); err != nil {
 		t.Fatal(err)
 	}
-	e = Apply(c)
+	e = Apply(c, WithDefaultDelay(0))
 	close(ready)
 	for i := 0; i < pages; i++ {
 		c.Visit(fmt.Sprintf("%s/p/%d", s.URL, i))
@@ -292,10 +295,11 @@ func TestE2EFailModes(t *testing.T) {
 
 func TestE2EOverride(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /\nSitemap: /relative-ignored\nSitemap: http://example.com/sitemap.xml\n"))
 	u, _ := url.Parse(s.URL)
 	c := colly.NewCollector()
-	e := Apply(c, WithOverride(u.Host))
+	e := Apply(c, WithDefaultDelay(0), WithOverride(u.Host))
 	c.Visit(s.URL + "/anything")
 	c.Visit(s.URL + "/else")
 	if got := s.seen(); len(got) != 2 {
@@ -318,10 +322,11 @@ func TestE2EOverride(t *testing.T) {
 
 func TestE2EShadowMode(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	s.redirectTo("/go", "/private/target")
 	c := colly.NewCollector()
-	e := Apply(c, WithShadowMode())
+	e := Apply(c, WithDefaultDelay(0), WithShadowMode())
 	var blocked blockLog
 	e.OnBlocked(blocked.record)
 	c.Visit(s.URL + "/private/a")
@@ -342,6 +347,7 @@ func TestE2EShadowMode(t *testing.T) {
 
 func TestE2ERedirectIntoDisallowedPath(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	b := newSite(t, robotsTxt("User-agent: *\nDisallow: /secret\n"))
 	a := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	a.redirectTo("/go", "/private/target")
@@ -351,7 +357,7 @@ func TestE2ERedirectIntoDisallowedPath(t *testing.T) {
 
 	var userHops atomic.Int32
 	c := colly.NewCollector()
-	e := Apply(c, WithRedirectHandler(func(req *http.Request, via []*http.Request) error {
+	e := Apply(c, WithDefaultDelay(0), WithRedirectHandler(func(req *http.Request, via []*http.Request) error {
 		userHops.Add(1)
 		return nil
 	}))
@@ -389,6 +395,7 @@ func TestE2ERedirectIntoDisallowedPath(t *testing.T) {
 
 func TestE2ERobotsRedirectsToSameURL(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	shared := newSite(t, robotsTxt("User-agent: *\nDisallow: /secret\n"))
 	redirectRobots := func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, shared.URL+"/robots.txt", http.StatusMovedPermanently)
@@ -397,7 +404,7 @@ func TestE2ERobotsRedirectsToSameURL(t *testing.T) {
 	b := newSite(t, redirectRobots)
 	c := colly.NewCollector(colly.Async(true))
 	c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4})
-	e := Apply(c)
+	e := Apply(c, WithDefaultDelay(0))
 	for _, s := range []*site{a, b} {
 		for _, p := range []string{"/secret", "/secret/x", "/open"} {
 			c.Visit(s.URL + p)
@@ -422,6 +429,7 @@ func TestE2ERobotsRedirectsToSameURL(t *testing.T) {
 
 func TestE2EIPv6Loopback(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	l, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Skipf("no IPv6 loopback: %v", err)
@@ -431,7 +439,7 @@ func TestE2EIPv6Loopback(t *testing.T) {
 		t.Fatalf("unexpected URL %s", s.URL)
 	}
 	c := colly.NewCollector()
-	e := Apply(c)
+	e := Apply(c, WithDefaultDelay(0))
 	c.Visit(s.URL + "/private/x")
 	c.Visit(s.URL + "/public")
 	if got := s.seen(); !slices.Equal(got, []string{"GET /public"}) {
@@ -442,7 +450,7 @@ func TestE2EIPv6Loopback(t *testing.T) {
 	}
 	u, _ := url.Parse(s.URL)
 	c2 := colly.NewCollector()
-	Apply(c2, WithOverride(u.Host))
+	Apply(c2, WithDefaultDelay(0), WithOverride(u.Host))
 	c2.Visit(s.URL + "/private/y")
 	if !s.saw("GET /private/y") {
 		t.Errorf("IPv6 override not applied")
@@ -507,6 +515,7 @@ func TestE2ECancelledContext(t *testing.T) {
 
 func TestE2EMalformedURLsNeverPanic(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	bad := []string{
 		"", " ", "http://", "http://[::1", "http://[::1]:99999/", "http://%zz/", "http://a b/", "://x",
@@ -525,7 +534,7 @@ func TestE2EMalformedURLsNeverPanic(t *testing.T) {
 	})
 	c := colly.NewCollector(colly.Async(true))
 	c.SetRequestTimeout(2 * time.Second)
-	e := Apply(c, WithTimeout(time.Second))
+	e := Apply(c, WithDefaultDelay(0), WithTimeout(time.Second))
 	c.OnHTML("a[href]", func(h *colly.HTMLElement) { h.Request.Visit(h.Attr("href")) })
 	for _, b := range bad {
 		c.Visit(b)
@@ -564,9 +573,10 @@ func TestE2ECrawlDelayReachesPacer(t *testing.T) {
 // the URL is marked visited, and the request counts toward MaxRequests.
 func TestE2EAbortBookkeeping(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nDisallow: /private\n"))
 	c := colly.NewCollector(colly.MaxRequests(2))
-	Apply(c)
+	Apply(c, WithDefaultDelay(0))
 	if err := c.Visit(s.URL + "/private"); err != nil {
 		t.Errorf("Visit of a blocked URL: %v", err)
 	}
@@ -587,6 +597,7 @@ func TestE2EAbortBookkeeping(t *testing.T) {
 // the points where they differ (see the README's table).
 func TestE2EDifferencesFromBuiltin(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	type crawl func(c *colly.Collector, s *site)
 	tests := []struct {
 		name          string
@@ -644,7 +655,7 @@ func TestE2EDifferencesFromBuiltin(t *testing.T) {
 					c.IgnoreRobotsTxt = false
 					want = tt.builtin
 				} else {
-					Apply(c)
+					Apply(c, WithDefaultDelay(0))
 				}
 				tt.run(c, s)
 				if got := s.seen(); !slices.Equal(got, want) {
@@ -676,7 +687,7 @@ func TestE2EDifferencesFromBuiltin(t *testing.T) {
 			if builtin {
 				c.IgnoreRobotsTxt = false
 			} else {
-				Apply(c, withClock(clk.Now))
+				Apply(c, WithDefaultDelay(0), withClock(clk.Now))
 			}
 			c.Visit(s.URL + "/page")
 			healthy.Store(true)

@@ -20,7 +20,7 @@ func ExampleWithBackoffBase() {
 	var pages atomic.Int32
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0.05\n")
 			return
 		}
 		if pages.Add(1) == 1 {
@@ -55,7 +55,7 @@ func ExampleWithBackoffBase() {
 func ExampleWithBackoffWait() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0.05\n")
 			return
 		}
 		w.Header().Set("Retry-After", "120")
@@ -96,7 +96,7 @@ func ExampleWithMaxBackoff() {
 		fmt.Print(cause, " ")
 	}
 	fmt.Println()
-	// Output: 429 503 5xx_run probe_failed
+	// Output: 429 503 5xx_run probe_failed ratelimit
 }
 
 // WithAdaptivePace makes the delay between requests to a host follow its

@@ -15,7 +15,9 @@ import (
 )
 
 // exampleSite serves robots.txt and small pages on loopback, so that the
-// examples run offline.
+// examples run offline. The examples' robots.txt files state a short
+// Crawl-delay (0.05 s) so that they run in milliseconds: a site whose
+// robots.txt states none is paced DefaultDelay (1 s) apart.
 func exampleSite(robotsTxt string) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -29,7 +31,7 @@ func exampleSite(robotsTxt string) *httptest.Server {
 // Apply with OnBlocked: disallowed requests are aborted before they are
 // sent, and OnBlocked says which rule on which line decided.
 func ExampleExtension_OnBlocked() {
-	site := exampleSite("User-agent: *\nDisallow: /private\n")
+	site := exampleSite("User-agent: *\nDisallow: /private\nCrawl-delay: 0.05\n")
 	defer site.Close()
 
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0"))
@@ -81,7 +83,7 @@ func ExampleExtension_Sitemaps() {
 // Stats counts fetches, cache hits and decisions; it may be read while
 // the collector crawls.
 func ExampleExtension_Stats() {
-	site := exampleSite("User-agent: *\nDisallow: /tmp/\n")
+	site := exampleSite("User-agent: *\nDisallow: /tmp/\nCrawl-delay: 0.05\n")
 	defer site.Close()
 
 	c := colly.NewCollector()
@@ -141,7 +143,7 @@ func ExampleRobots_Verdict() {
 // Crawl-delay and Sitemaps still apply); WithShadowMode reports would-be
 // blocks without aborting, to audit a crawl before enforcing.
 func ExampleWithOverride() {
-	site := exampleSite("User-agent: *\nDisallow: /\n")
+	site := exampleSite("User-agent: *\nDisallow: /\nCrawl-delay: 0.05\n")
 	defer site.Close()
 	u, _ := url.Parse(site.URL)
 
@@ -158,7 +160,7 @@ func ExampleWithOverride() {
 }
 
 func ExampleWithShadowMode() {
-	site := exampleSite("User-agent: *\nDisallow: /old/\n")
+	site := exampleSite("User-agent: *\nDisallow: /old/\nCrawl-delay: 0.05\n")
 	defer site.Close()
 
 	c := colly.NewCollector()

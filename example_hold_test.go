@@ -24,7 +24,7 @@ func ExampleWithDeferUnreachable() {
 				w.WriteHeader(http.StatusServiceUnavailable)
 				return
 			}
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\nCrawl-delay: 0.05\n")
 			return
 		}
 		fmt.Fprint(w, "<html><body>hello</body></html>")

@@ -39,7 +39,7 @@ func ExampleCheckIdentity() {
 // Under WithStrictIdentity a crawler that cannot say who it is sends
 // nothing: here Colly's default User-Agent.
 func ExampleWithStrictIdentity() {
-	site := exampleSite("User-agent: *\nAllow: /\n")
+	site := exampleSite("User-agent: *\nAllow: /\nCrawl-delay: 0.05\n")
 	defer site.Close()
 
 	c := colly.NewCollector() // "colly - https://github.com/gocolly/colly"

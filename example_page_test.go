@@ -17,8 +17,8 @@ func directiveSite() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		switch r.URL.Path {
-		case "/robots.txt":
-			http.NotFound(w, r)
+		case "/robots.txt": // a short delay keeps the example fast
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
 		case "/":
 			fmt.Fprint(w, `<html><head><meta name="robots" content="max-snippet:100"></head><body><a href="/private">p</a></body></html>`)
 		case "/private":
@@ -90,7 +90,10 @@ func ExampleWithNofollow() {
 func ExampleWithRelNofollow() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		if r.URL.Path == "/" {
+		switch r.URL.Path {
+		case "/robots.txt": // a short delay keeps the example fast
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+		case "/":
 			fmt.Fprint(w, `<html><body><a rel="nofollow ugc" href="/ad">ad</a> <a href="/about">about</a></body></html>`)
 		}
 	}))

@@ -24,7 +24,7 @@ func ExampleExtension_Attach() {
 		switch r.URL.Path {
 		case "/robots.txt":
 			robotsFetches.Add(1)
-			fmt.Fprint(w, "User-agent: *\nDisallow: /drafts/\n")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /drafts/\nCrawl-delay: 0.05\n")
 		case "/list":
 			fmt.Fprint(w, `<a href="/item/1">1</a> <a href="/drafts/2">2</a>`)
 		default:
@@ -103,7 +103,7 @@ func ExampleWithFetchConcurrency() {
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
 		time.Sleep(10 * time.Millisecond)
-		fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0.05\n")
 	}))
 	defer site.Close()
 	// Every host name reaches the one test server.

@@ -15,7 +15,7 @@ import (
 func ExampleWithPurpose() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\nContent-Usage: /members/ train-ai=n\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nContent-Usage: /members/ train-ai=n\nCrawl-delay: 0.05\n")
 			return
 		}
 		fmt.Fprint(w, "<html><body>hello</body></html>")

@@ -40,6 +40,7 @@ type Extension struct {
 	pauses   *pacing.Backoff  // the hosts that asked for less (backoff.go); read-only after Apply
 	adaptive *pacing.Adaptive // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
+	tallies  tallies  // page responses per host (responses.go)
 	id       identity // the product token, derived once per User-Agent
 	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
 
@@ -104,6 +105,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	for _, msg := range cfg.ignored {
 		cfg.logger.Warn("robotsext: option adjusted: " + msg)
 	}
+	cfg.warnUnpaced()
 	if cfg.signErr != nil {
 		cfg.logger.Warn("robotsext: every request is refused until WithWebBotAuth is given a usable key and URL", "error", cfg.signErr.Error())
 	}

@@ -383,6 +383,7 @@ func TestRevalidation(t *testing.T) {
 
 func TestStaleCopyWhileUnreachable(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	mt, cl := mock()
 	var healthy atomic.Bool
 	healthy.Store(true)
@@ -396,7 +397,7 @@ func TestStaleCopyWhileUnreachable(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			clk := newClock()
 			healthy.Store(true)
-			e := Apply(nil, WithHTTPClient(cl), withClock(clk.Now), WithFailMode(mode))
+			e := Apply(nil, WithDefaultDelay(0), WithHTTPClient(cl), withClock(clk.Now), WithFailMode(mode))
 			if v, _ := e.Check(testOrigin + "/private"); v.Allowed {
 				t.Fatalf("fresh copy: %+v", v)
 			}
@@ -424,7 +425,7 @@ func TestStaleCopyWhileUnreachable(t *testing.T) {
 			// A 4xx ends the stale copy at once.
 			mt2, cl2 := mock()
 			mt2.RegisterResponder("GET", testRobots, respond(200, testRules, "Cache-Control", "max-age=60"))
-			e2 := Apply(nil, WithHTTPClient(cl2), withClock(clk.Now), WithFailMode(mode))
+			e2 := Apply(nil, WithDefaultDelay(0), WithHTTPClient(cl2), withClock(clk.Now), WithFailMode(mode))
 			e2.Check(testOrigin)
 			mt2.RegisterResponder("GET", testRobots, respond(404, ""))
 			clk.Advance(2 * time.Minute)
@@ -774,9 +775,10 @@ func TestOneFetchPerOrigin(t *testing.T) {
 
 func TestLRUBound(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	mt, cl := mock()
 	mt.RegisterNoResponder(respond(200, testRules))
-	e := Apply(nil, WithHTTPClient(cl), WithCacheSize(2))
+	e := Apply(nil, WithDefaultDelay(0), WithHTTPClient(cl), WithCacheSize(2))
 	for _, h := range []string{"a", "b", "a", "c", "b"} {
 		e.Check("http://" + h + ".test/")
 	}

@@ -44,7 +44,7 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
 			slow := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.3\n"))
-			fast := newAccSite(t, accBody("User-agent: *\nAllow: /\n"))
+			fast := newAccSite(t, accBody("User-agent: *\nAllow: /\nCrawl-delay: 0\n")) // unpaced: no default pace either
 			c, client := accCollector(t, "AcmeBot/2.1")
 			if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2}); err != nil {
 				t.Fatal(err)

@@ -299,7 +299,8 @@ func TestDeferUnreachableThousands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("2,000 requests")
 	}
-	robots := &flakyRobots{fails: 2, body: "User-agent: *\nAllow: /\n"}
+	// The subject is the hold, not the pace: the site asks for none.
+	robots := &flakyRobots{fails: 2, body: "User-agent: *\nAllow: /\nCrawl-delay: 0\n"}
 	s := newAccSite(t, robots.ServeHTTP)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)

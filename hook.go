@@ -13,6 +13,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/ratelimit"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -152,9 +153,10 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has
-// answered, so its back-off reads the answer, the adaptive pace its
-// latency, and its claim (and its fleet-wide claim, with a Claimer) ends:
-// the delay counts from now.
+// answered, so the answer is counted by its status class, the back-off
+// reads it (its status, Retry-After and RateLimit fields), the adaptive
+// pace its latency, and its claim (and its fleet-wide claim, with a
+// Claimer) ends: the delay counts from now.
 func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) {
 	if len(e.cfg.purposes) > 0 {
 		defer e.usageHeaders(c, resp) // after the host is unclaimed
@@ -164,13 +166,20 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		return
 	}
 	if r.URL != nil {
+		e.responded(r.URL, classOf(resp.StatusCode))
 		overload := pacing.Overload(resp.StatusCode)
-		if overload || e.pauses.Active() {
+		var quota pacing.Quota
+		if resp.Headers != nil {
+			if l, ok := ratelimit.Read(*resp.Headers, e.cfg.now); ok {
+				quota = pacing.Quota{Spent: l.Spent, Reset: l.Reset}
+			}
+		}
+		if overload || quota.Spent || e.pauses.Active() {
 			var ra string
 			if resp.Headers != nil {
 				ra = resp.Headers.Get("Retry-After")
 			}
-			e.pauses.Answered(r, r.URL, resp.StatusCode, ra)
+			e.pauses.AnsweredQuota(r, r.URL, resp.StatusCode, ra, quota)
 		}
 		if e.adaptive.On() {
 			e.adaptive.Answered(r, r.URL.Host, overload)

@@ -27,14 +27,16 @@ func TestHookAllocsWithTimings(t *testing.T) {
 	for _, tt := range []struct {
 		name, url string
 		paced     bool
+		opts      []Option
 	}{
-		{"unpaced host", "http://bench.test/articles/2024/robots-exclusion.html", false},
-		{"paced host", "http://paced.test/dir/", true},
+		{"unpaced host", "http://bench.test/articles/2024/robots-exclusion.html", false, []Option{WithDefaultDelay(0), quiet()}},
+		{"silent host, the default pace", "http://bench.test/articles/2024/robots-exclusion.html", true, nil},
+		{"paced host", "http://paced.test/dir/", true, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
-			e := Apply(c, WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now), withSleep(clk.sleep))
+			e := Apply(c, append([]Option{WithHTTPClient(&http.Client{Transport: pacedMemTransport{}}), WithClock(clk.now), withSleep(clk.sleep)}, tt.opts...)...)
 			if _, err := e.Check(tt.url); err != nil {
 				t.Fatal(err)
 			}

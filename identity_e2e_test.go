@@ -538,7 +538,7 @@ func TestIssue9UnreachableIsVisible(t *testing.T) {
 	log := accDefaultLog(t)
 
 	down := newAccSite(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
-	fine := newAccSite(t, accBody("User-agent: *\nDisallow: /nothing\n"))
+	fine := newAccSite(t, accBody("User-agent: *\nDisallow: /nothing\nCrawl-delay: 0\n")) // not a test of the pace
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -613,6 +613,7 @@ func TestIssue9UnreachableIsVisible(t *testing.T) {
 // decide some of them the other way.
 func TestIssue9CheckAgreesWithVisit(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	const robots = "User-agent: *\nDisallow: /private/\nDisallow: /a/b\nDisallow: /sp%20ace/\nDisallow: /100%25/\nDisallow: /~user/\nDisallow: /X\n"
 	s := newAccSite(t, accBody(robots))
 	addr := s.Listener.Addr().String()
@@ -623,7 +624,7 @@ func TestIssue9CheckAgreesWithVisit(t *testing.T) {
 	t.Cleanup(tr.CloseIdleConnections)
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0"), colly.StdlibContext(t.Context()))
 	c.WithTransport(tr)
-	e := Apply(c, WithHTTPClient(&http.Client{Transport: tr}), WithLogger(slog.New(slog.DiscardHandler)))
+	e := Apply(c, WithDefaultDelay(0), WithHTTPClient(&http.Client{Transport: tr}), WithLogger(slog.New(slog.DiscardHandler)))
 
 	const (
 		either = iota

@@ -40,7 +40,9 @@ type OriginInfo struct {
 	// Overridden reports that WithOverride covers the origin.
 	Overridden bool
 	// CrawlDelay is the delay kept between requests to the host (after
-	// WithMaxCrawlDelay), 0 when it is not paced; NextSlot is the
+	// WithMaxCrawlDelay): its Crawl-delay or Request-rate interval, or
+	// WithDefaultDelay's when robots.txt states none; 0 when it is not
+	// paced (a stated "Crawl-delay: 0", or WithDefaultDelay(0)). NextSlot is the
 	// earliest a request of this process may start; Waiting counts the
 	// requests waiting for their turn in the OnRequest hook now.
 	CrawlDelay time.Duration
@@ -59,6 +61,14 @@ type OriginInfo struct {
 	// AdaptiveDelay is the host's delay under WithAdaptivePace (0 when
 	// the option is off or no answer came yet).
 	AdaptiveDelay time.Duration
+	// DefaultPace reports that CrawlDelay is WithDefaultDelay's (1 s by
+	// default): robots.txt states no delay for the crawler.
+	DefaultPace bool
+	// Responses counts what this Extension's page requests to the host
+	// (both schemes) got back, by StatusClass, as Stats.Responses counts
+	// them for the whole crawl; nil before the first. The counts are kept
+	// while an origin of the host is cached.
+	Responses map[StatusClass]uint64
 }
 
 // Origin reports what the Extension holds for rawURL's origin, without
@@ -84,8 +94,9 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 		Stale: en.Stale, Overridden: en.Override,
 	}
 	if p, ok := e.pacer.Info(o.Host); ok {
-		info.CrawlDelay, info.NextSlot, info.Waiting = p.Delay, p.Next, p.Waiting
+		info.CrawlDelay, info.NextSlot, info.Waiting, info.DefaultPace = p.Delay, p.Next, p.Waiting, p.Default
 	}
+	info.Responses = e.hostResponses(o.Host)
 	if e.adaptive.On() {
 		info.AdaptiveDelay = e.adaptive.Delay(o.Host)
 	}

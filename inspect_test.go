@@ -33,12 +33,14 @@ func TestOrigin(t *testing.T) {
 	if !ok {
 		t.Fatal("Origin: not cached after Check")
 	}
-	if info.Outcome != OutcomeOK || info.Status != 200 || info.CrawlDelay != 2*time.Second || info.Failures != 0 ||
+	if info.Outcome != OutcomeOK || info.Status != 200 || info.CrawlDelay != 2*time.Second || info.DefaultPace || info.Failures != 0 ||
 		info.RobotsURL != paced.URL+"/robots.txt" || info.Fetched.IsZero() || !info.Expires.After(info.Fetched) || info.NextSlot.IsZero() {
 		t.Errorf("paced origin: %+v", info)
 	}
 	info, ok = ext.Origin(down.URL + "/")
-	if !ok || info.Outcome != OutcomeUnreachable || info.Status != 503 || info.Failures != 1 || !errors.Is(info.Err, ErrUnreachable) || info.CrawlDelay != 0 {
+	// robots.txt states nothing while it cannot be had: the default pace.
+	if !ok || info.Outcome != OutcomeUnreachable || info.Status != 503 || info.Failures != 1 || !errors.Is(info.Err, ErrUnreachable) ||
+		info.CrawlDelay != DefaultDelay || !info.DefaultPace {
 		t.Errorf("unreachable origin: %+v, %v", info, ok)
 	}
 	for _, bad := range []string{"", "mailto:a@b", "http://"} {
@@ -53,9 +55,10 @@ func TestOrigin(t *testing.T) {
 // usual errors.
 func TestForgetLocal(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newAccSite(t, accBody("User-agent: *\nDisallow: /old\n"))
 	c, client := accCollector(t, "AcmeBot/2.1")
-	ext := Apply(c, client)
+	ext := Apply(c, WithDefaultDelay(0), client)
 	if v, _ := ext.Check(s.URL + "/old"); v.Allowed {
 		t.Fatal("the first file allows /old")
 	}
@@ -87,7 +90,7 @@ func TestForgetLocal(t *testing.T) {
 func TestWarnBuiltinCheckBackOn(t *testing.T) {
 	t.Parallel()
 	for _, on := range []bool{false, true} {
-		s := newAccSite(t, accBody("User-agent: *\nAllow: /\n"))
+		s := newAccSite(t, accBody("User-agent: *\nAllow: /\nCrawl-delay: 0\n")) // not a test of the pace
 		c, client := accCollector(t, "AcmeBot/2.1")
 		logs := &warnLog{}
 		Apply(c, client, WithLogger(slog.New(logs)))

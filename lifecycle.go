@@ -33,7 +33,7 @@ func (e *Extension) newCache() *lifecycle.Cache {
 		Overridden: cfg.overridden,
 		Pace:       e.pacer.PaceFetch,
 		Installed:  e.installed,
-		Evicted:    e.pacer.Forget, // the pacer is no larger than the cache
+		Evicted:    e.forgetHost, // the pacer and the response counts are no larger than the cache
 		Context:    e.context,
 		Origin:     originOfKey,
 	})
@@ -62,6 +62,13 @@ func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http
 	// The robots.txt request is the host's first request fleet-wide.
 	e.pacer.Fetched(ctx, en.Origin.Host)
 	e.logFetch(ctx, en, en.SelToken, userAgentOf(hdr))
+}
+
+// forgetHost drops what the Extension keeps of host once the cache holds
+// no origin on it: its pace and its response counts.
+func (e *Extension) forgetHost(host string) {
+	e.pacer.Forget(host)
+	e.forgetResponses(host)
 }
 
 // originOfKey reads an origin a Backend's purge log names.

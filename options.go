@@ -114,6 +114,12 @@ type config struct {
 	// maxCrawlDelay caps Crawl-delay (0: the pacer's default). It is set
 	// by the Crawl-delay option of delay.go and handed to pacing.New.
 	maxCrawlDelay time.Duration
+	// defaultDelay is the pace of a host whose robots.txt states none
+	// (WithDefaultDelay, settled by settleDefaultDelay; 0: off).
+	defaultDelay    time.Duration
+	defaultDelaySet bool
+	// rand is the jitter's randomness (nil: math/rand/v2); tests fix it.
+	rand func() float64
 }
 
 func newConfig(opts []Option) *config {
@@ -134,6 +140,7 @@ func newConfig(opts []Option) *config {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(warnDefault{})
 	}
+	cfg.settleDefaultDelay()
 	return cfg
 }
 

@@ -84,7 +84,7 @@ type dirCrawl struct {
 func crawlDirs(t *testing.T, s *dirSite, start string, setup func(c *colly.Collector, ext *Extension), opts ...Option) *dirCrawl {
 	t.Helper()
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; DemoBot/1.0)"))
-	ext := Apply(c, append([]Option{quiet()}, opts...)...)
+	ext := Apply(c, append([]Option{quiet(), WithDefaultDelay(0)}, opts...)...) // the subject is page directives, not the pace
 	out := &dirCrawl{ext: ext, pages: map[string]Directives{}}
 	var mu sync.Mutex
 	ext.OnBlocked(func(r *colly.Request, v Verdict) {

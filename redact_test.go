@@ -74,7 +74,7 @@ func TestNoCredentialInLogsOrErrors(t *testing.T) {
 	hdr.Set("Authorization", "Bearer TOKEN5")
 	hdr.Set("Cookie", "session=COOKIE6")
 	hdr.Set("Proxy-Authorization", "Basic PROXY7")
-	ext := Apply(c, WithLogger(logger), WithHeaders(hdr))
+	ext := Apply(c, WithLogger(logger), WithHeaders(hdr), WithDefaultDelay(0)) // the subject is redaction, not the pace
 	var errs []string
 	// Colly's OnError gets net/http's *url.Error around the Extension's
 	// error, with the raw Location net/http puts there: only the
@@ -102,7 +102,7 @@ func TestNoCredentialInLogsOrErrors(t *testing.T) {
 	cl := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, network, srv.Listener.Addr().String())
 	}}}
-	ext2 := Apply(nil, WithLogger(logger), WithHeaders(hdr), WithHTTPClient(cl), WithUserAgent("AcmeBot"))
+	ext2 := Apply(nil, WithLogger(logger), WithHeaders(hdr), WithHTTPClient(cl), WithUserAgent("AcmeBot"), WithDefaultDelay(0))
 	for _, u := range []string{"http://down.test/p", "http://loop.test/p"} {
 		v, err := ext2.Check(u)
 		if err != nil {

@@ -98,30 +98,44 @@ const (
 func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
-		if err := e.checkHop(req); err != nil {
-			return err
-		}
-		if next != nil {
-			if err := next(req, via); err != nil {
-				return err
-			}
-		} else {
-			if len(via) >= 10 {
-				return http.ErrUseLastResponse
-			}
-			if req.URL.Host != via[len(via)-1].URL.Host {
-				req.Header.Del("Authorization")
-			}
-		}
-		err := e.paceHop(req, via)
-		if d, ok := err.(*DeferredRedirectError); ok {
-			e.deferred(d, via[0], hops)
-		}
-		if err == nil {
-			err = e.signHop(req) // webbotauth.go: the hop's own signature, after its pace
+		err := e.redirectHop(req, via, next, hops)
+		if err == nil || errors.Is(err, ErrBlocked) || errors.Is(err, ErrRedirectDeferred) {
+			// The previous hop's answer was a redirect, which the
+			// collector never sees: it is counted here (responses.go).
+			// A last response kept (http.ErrUseLastResponse) reaches the
+			// OnResponseHeaders hook instead.
+			e.responded(via[len(via)-1].URL, Status3xx)
 		}
 		return err
 	}
+}
+
+// redirectHop is the redirect handler WrapRedirectHandler returns, but
+// for the count of the redirect.
+func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next RedirectHandler, hops *hopLedger) error {
+	if err := e.checkHop(req); err != nil {
+		return err
+	}
+	if next != nil {
+		if err := next(req, via); err != nil {
+			return err
+		}
+	} else {
+		if len(via) >= 10 {
+			return http.ErrUseLastResponse
+		}
+		if req.URL.Host != via[len(via)-1].URL.Host {
+			req.Header.Del("Authorization")
+		}
+	}
+	err := e.paceHop(req, via)
+	if d, ok := err.(*DeferredRedirectError); ok {
+		e.deferred(d, via[0], hops)
+	}
+	if err == nil {
+		err = e.signHop(req) // webbotauth.go: the hop's own signature, after its pace
+	}
+	return err
 }
 
 // BlockedError is the error of a redirect hop robots.txt disallows; it
@@ -229,6 +243,9 @@ func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops
 func (e *Extension) onError(resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
+	}
+	if resp.StatusCode == 0 && noResponse(err) {
+		e.responded(resp.Request.URL, NoResponse) // responses.go
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)

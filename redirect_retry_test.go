@@ -50,10 +50,19 @@ func withSleep(sleep func(ctx context.Context, d time.Duration) error) Option {
 	return func(c *config) { c.sleep = sleep }
 }
 
+// withRand fixes the jitter's randomness: a test on a hand-moved clock
+// whose schedule is exact passes withRand(noJitter).
+func withRand(rand func() float64) Option {
+	return func(c *config) { c.rand = rand }
+}
+
+// noJitter gives every paced start and pause no jitter.
+func noJitter() float64 { return 0 }
+
 // retrySite serves two hosts from one loopback server: paced.test, whose
 // robots.txt sets Crawl-delay: 11, whose /dir answers 301 to /dir/ and
-// whose /form answers 307 to /form/, and plain.test, without a delay,
-// whose /dir answers 301 to http://paced.test/dir/. It counts the
+// whose /form answers 307 to /form/, and plain.test, which states
+// "Crawl-delay: 0" (no pace, not even the default), whose /dir answers 301 to http://paced.test/dir/. It counts the
 // requests per host and path, keeps the bodies /form/ received and notes,
 // by the pacer's clock, when each request to paced.test arrived.
 type retrySite struct {
@@ -87,7 +96,7 @@ func newRetrySite(t *testing.T) *retrySite {
 		case r.URL.Path == "/robots.txt" && r.Host == "paced.test":
 			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 11\n")
 		case r.URL.Path == "/robots.txt":
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0\n")
 		case r.URL.Path == "/dir" && r.Host == "paced.test":
 			http.Redirect(w, r, "/dir/", http.StatusMovedPermanently)
 		case r.URL.Path == "/form":

@@ -140,6 +140,12 @@ type Stats struct {
 	// took, answer or failure; records adopted from a Backend are not
 	// observed.
 	FetchDurations Histogram
+	// Responses counts what the page requests that went out got back,
+	// by StatusClass: each response the collector saw, each redirect
+	// followed or refused on the way (as 3xx), and each request that got
+	// no response (NoResponse). robots.txt fetches are counted in Fetches
+	// instead. Extension.Origin gives the counts of one host.
+	Responses map[StatusClass]uint64
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.
@@ -172,6 +178,7 @@ type counters struct {
 	backoffRequeued     atomic.Uint64
 	paceWaits           histogram
 	fetchDurations      histogram
+	responses           tally // page responses by StatusClass (responses.go)
 }
 
 // decided counts one enforced decision.
@@ -226,6 +233,7 @@ func (c *counters) snapshot() Stats {
 		BackoffRequeued:   c.backoffRequeued.Load(),
 		PaceWaits:         c.paceWaits.snapshot(),
 		FetchDurations:    c.fetchDurations.snapshot(),
+		Responses:         classCounts(&c.responses),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {

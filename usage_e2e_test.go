@@ -51,7 +51,7 @@ func newUsageSite(t *testing.T) *site {
 func usageCrawl(t *testing.T, s *site, opts ...Option) (pages []string, blocked *blockLog, errs []error, e *Extension) {
 	t.Helper()
 	c := colly.NewCollector(colly.UserAgent("TrainBot/1.0"))
-	e = Apply(c, opts...)
+	e = Apply(c, append([]Option{WithDefaultDelay(0)}, opts...)...) // the subject is usage, not the pace
 	blocked = new(blockLog)
 	e.OnBlocked(blocked.record)
 	var mu sync.Mutex
@@ -178,9 +178,10 @@ func TestUsageShadowMode(t *testing.T) {
 // preferences for the page merged with its Content-Usage header.
 func TestPageUsage(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newUsageSite(t)
 	c := colly.NewCollector(colly.UserAgent("TrainBot/1.0"))
-	e := Apply(c)
+	e := Apply(c, WithDefaultDelay(0))
 	var mu sync.Mutex
 	got := map[string]string{}
 	c.OnResponse(func(r *colly.Response) {

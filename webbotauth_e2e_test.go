@@ -295,6 +295,7 @@ func TestWebBotAuthCrawl(t *testing.T) {
 // TestWebBotAuthOff: without the option nothing is signed.
 func TestWebBotAuthOff(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	var mu sync.Mutex
 	var fields []string
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -308,7 +309,7 @@ func TestWebBotAuthOff(t *testing.T) {
 	}))
 	defer site.Close()
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://foo.test/bot)"))
-	Apply(c, WithLogger(slog.New(slog.DiscardHandler)))
+	Apply(c, WithDefaultDelay(0), WithLogger(slog.New(slog.DiscardHandler)))
 	c.Visit(site.URL + "/")
 	if len(fields) != 0 {
 		t.Errorf("unsigned crawl sent %v", fields)
@@ -398,12 +399,13 @@ func (f *failingSigner) Sign(r io.Reader, msg []byte, o crypto.SignerOpts) ([]by
 // signed is not followed.
 func TestWebBotAuthSignFails(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	v := newWBAVerifier(pub)
 	a, _ := wbaSites(t, v)
 	signer := &failingSigner{key: key}
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://foo.test/bot)"))
-	e := Apply(c, WithWebBotAuth(signer, wbaAgent), WithLogger(slog.New(slog.DiscardHandler)))
+	e := Apply(c, WithDefaultDelay(0), WithWebBotAuth(signer, wbaAgent), WithLogger(slog.New(slog.DiscardHandler)))
 	var vs []Verdict
 	e.OnBlocked(func(_ *colly.Request, v Verdict) { vs = append(vs, v) })
 	var errs []error
@@ -435,6 +437,7 @@ func TestWebBotAuthSignFails(t *testing.T) {
 // keys with every verb: no form of the private key appears anywhere.
 func TestWebBotAuthKeyNeverShown(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	v := newWBAVerifier(pub)
 	a, _ := wbaSites(t, v)
@@ -443,7 +446,7 @@ func TestWebBotAuthKeyNeverShown(t *testing.T) {
 	lw := writerFunc(func(p []byte) (int, error) { logMu.Lock(); defer logMu.Unlock(); return logs.Write(p) })
 	mem := backend.NewMemory()
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://foo.test/bot)"))
-	e := Apply(c, WithWebBotAuth(key, wbaAgent), WithBackend(mem), WithoutBackoff(),
+	e := Apply(c, WithDefaultDelay(0), WithWebBotAuth(key, wbaAgent), WithBackend(mem), WithoutBackoff(),
 		WithLogger(slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	var verdicts []Verdict
 	e.OnBlocked(func(_ *colly.Request, v Verdict) { verdicts = append(verdicts, v) })
@@ -451,7 +454,7 @@ func TestWebBotAuthKeyNeverShown(t *testing.T) {
 	c.Visit(a.URL + "/")
 	c.Wait()
 
-	bad := Apply(colly.NewCollector(), WithWebBotAuth(key[:40], wbaAgent), WithLogger(slog.New(slog.NewTextHandler(lw, nil))))
+	bad := Apply(colly.NewCollector(), WithDefaultDelay(0), WithWebBotAuth(key[:40], wbaAgent), WithLogger(slog.New(slog.NewTextHandler(lw, nil))))
 	bad.OnBlocked(func(_ *colly.Request, v Verdict) { verdicts = append(verdicts, v) })
 	bc := colly.NewCollector()
 	bad.Attach(bc)

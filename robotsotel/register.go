@@ -49,7 +49,7 @@
 //	robotsext.tdmrep.fetches            counter {request}        fetches of an origin's tdmrep.json (WithPurpose)
 //	robotsext.tdmrep.files              counter {request}        fetches of tdmrep.json that found a valid file
 //	robotsext.tdmrep.malformed          counter {request}        fetches of tdmrep.json that found a malformed file, which states nothing
-//	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed
+//	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed, ratelimit
 //	robotsext.backoff.pauses.capped     counter {pause}          pauses cut short by WithMaxBackoff
 //	robotsext.backoff.probes            counter {request}        probes sent when a pause ended
 //	robotsext.backoff.waited            counter {request}        requests that waited for a paused host
@@ -59,6 +59,7 @@
 //	robotsext.backoff.hosts             updowncounter {host}     hosts paused, probed or recovering now
 //	robotsext.directive.pages           counter {page}           pages whose X-Robots-Tag or robots meta tags said something to the crawler
 //	robotsext.links.refused             counter {request}        links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
+//	robotsext.responses                 counter {response}       what the page requests got back; robotsext.status_class: none (no response), 1xx, 2xx, 3xx, 4xx, 5xx
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -199,6 +200,8 @@ type observer struct {
 	released, gaveUp                     []metric.ObserveOption
 	pauses                               metric.Int64ObservableCounter
 	causes                               []causeAttr // robotsext.backoff.cause
+	responses                            metric.Int64ObservableCounter
+	classes                              []classAttr // robotsext.status_class
 
 	paceWait, fetchDuration *feed
 }
@@ -206,6 +209,12 @@ type observer struct {
 // causeAttr is a pause cause and the options of its data point.
 type causeAttr struct {
 	cause robotsext.PauseCause
+	opts  []metric.ObserveOption
+}
+
+// classAttr is a status class and the options of its data point.
+type classAttr struct {
+	class robotsext.StatusClass
 	opts  []metric.ObserveOption
 }
 
@@ -374,7 +383,7 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 		func(s *robotsext.Stats) uint64 { return s.LinksRefused })
 
 	o.pauses = counter("robotsext.backoff.pauses", "{pause}",
-		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.")
+		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx), probe_failed or ratelimit (a RateLimit field with no quota left); a pause doubled after a failed probe counts again.")
 	scalarCounter("robotsext.backoff.pauses.capped", "{pause}",
 		"Pauses cut short by WithMaxBackoff.",
 		func(s *robotsext.Stats) uint64 { return s.PausesCapped })
@@ -396,6 +405,8 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	upDown("robotsext.backoff.hosts", "{host}",
 		"Hosts paused, probed or recovering now.",
 		func(s *robotsext.Stats) int64 { return int64(s.PausedHosts) })
+	o.responses = counter("robotsext.responses", "{response}",
+		"What the page requests got back, by status class: none (no response: a network error or timeout), 1xx, 2xx, 3xx (redirects followed or refused included), 4xx or 5xx.")
 
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -414,6 +425,9 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	o.gaveUp = attr("robotsext.hold.result", "gave_up")
 	for _, c := range robotsext.PauseCauses() {
 		o.causes = append(o.causes, causeAttr{c, attr("robotsext.backoff.cause", c.String())})
+	}
+	for _, c := range robotsext.StatusClasses() {
+		o.classes = append(o.classes, classAttr{c, attr("robotsext.status_class", c.String())})
 	}
 	return o, nil
 }
@@ -442,6 +456,9 @@ func (o *observer) observe(ctx context.Context, obs metric.Observer) error {
 	obs.ObserveInt64(o.holdEnded, int64(s.GaveUp), o.gaveUp...)
 	for _, c := range o.causes {
 		obs.ObserveInt64(o.pauses, int64(s.Pauses[c.cause]), c.opts...)
+	}
+	for _, c := range o.classes {
+		obs.ObserveInt64(o.responses, int64(s.Responses[c.class]), c.opts...)
 	}
 	o.paceWait.record(ctx, s.PaceWaits)
 	o.fetchDuration.record(ctx, s.FetchDurations)

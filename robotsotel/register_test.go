@@ -139,6 +139,7 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.backoff.hosts", "{host}", "updowncounter"},
 		{"robotsext.directive.pages", "{page}", "counter"},
 		{"robotsext.links.refused", "{request}", "counter"},
+		{"robotsext.responses", "{response}", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))

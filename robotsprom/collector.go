@@ -52,7 +52,7 @@
 //	robotsext_tdmrep_fetches_total                 fetches of an origin's tdmrep.json (WithPurpose)
 //	robotsext_tdmrep_files_total                   fetches of tdmrep.json that found a valid file
 //	robotsext_tdmrep_malformed_total               fetches of tdmrep.json that found a malformed file, which states nothing
-//	robotsext_backoff_pauses_total{cause}          hosts paused because they asked for less; cause is 429, 503, 5xx_run or probe_failed
+//	robotsext_backoff_pauses_total{cause}          hosts paused because they asked for less; cause is 429, 503, 5xx_run, probe_failed or ratelimit
 //	robotsext_backoff_pauses_capped_total          pauses cut short by WithMaxBackoff
 //	robotsext_backoff_probes_total                 probes sent when a pause ended
 //	robotsext_backoff_waited_total                 requests that waited for a paused host
@@ -62,6 +62,7 @@
 //	robotsext_backoff_paused_hosts                 hosts paused, probed or recovering now
 //	robotsext_directive_pages_total                pages whose X-Robots-Tag or robots meta tags said something to the crawler
 //	robotsext_links_refused_total                  links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
+//	robotsext_responses_total{class}               what the page requests got back; class is none (no response), 1xx, 2xx, 3xx, 4xx or 5xx
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
@@ -90,7 +91,7 @@ type collector struct {
 	scalars []scalar // the metrics without labels
 
 	fetches, checks, allowed, blocked, heldEnded *prometheus.Desc
-	pauses                                       *prometheus.Desc
+	pauses, responses                            *prometheus.Desc
 	paceWait, fetchDuration                      *prometheus.Desc
 }
 
@@ -233,7 +234,9 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 		func(s *robotsext.Stats) uint64 { return s.TDMRepMalformed })
 
 	c.pauses = desc("backoff_pauses_total",
-		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.", "cause")
+		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx), probe_failed or ratelimit (a RateLimit field with no quota left); a pause doubled after a failed probe counts again.", "cause")
+	c.responses = desc("responses_total",
+		"What the page requests got back, by status class: none (no response: a network error or timeout), 1xx, 2xx, 3xx (redirects followed or refused included), 4xx or 5xx.", "class")
 	counter("backoff_pauses_capped_total",
 		"Pauses cut short by WithMaxBackoff.",
 		func(s *robotsext.Stats) uint64 { return s.PausesCapped })
@@ -269,7 +272,7 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range c.scalars {
 		ch <- m.desc
 	}
-	for _, d := range []*prometheus.Desc{c.fetches, c.checks, c.allowed, c.blocked, c.heldEnded, c.pauses, c.paceWait, c.fetchDuration} {
+	for _, d := range []*prometheus.Desc{c.fetches, c.checks, c.allowed, c.blocked, c.heldEnded, c.pauses, c.responses, c.paceWait, c.fetchDuration} {
 		ch <- d
 	}
 }
@@ -297,6 +300,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- constMetric(c.heldEnded, prometheus.CounterValue, float64(s.GaveUp), "gave_up")
 	for _, cause := range robotsext.PauseCauses() {
 		ch <- constMetric(c.pauses, prometheus.CounterValue, float64(s.Pauses[cause]), cause.String())
+	}
+	for _, class := range robotsext.StatusClasses() {
+		ch <- constMetric(c.responses, prometheus.CounterValue, float64(s.Responses[class]), class.String())
 	}
 	ch <- constHistogram(c.paceWait, s.PaceWaits)
 	ch <- constHistogram(c.fetchDuration, s.FetchDurations)

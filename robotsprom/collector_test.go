@@ -74,19 +74,28 @@ robotsext_held_ended_total{result="released"} 0
 # HELP robotsext_backend_fallback 1 while a Backend call failed recently and the Extension fetches and paces locally, else 0.
 # TYPE robotsext_backend_fallback gauge
 robotsext_backend_fallback 0
-# HELP robotsext_backoff_pauses_total Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx) or probe_failed; a pause doubled after a failed probe counts again.
+# HELP robotsext_backoff_pauses_total Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx), probe_failed or ratelimit (a RateLimit field with no quota left); a pause doubled after a failed probe counts again.
 # TYPE robotsext_backoff_pauses_total counter
 robotsext_backoff_pauses_total{cause="429"} 0
 robotsext_backoff_pauses_total{cause="503"} 0
 robotsext_backoff_pauses_total{cause="5xx_run"} 0
 robotsext_backoff_pauses_total{cause="probe_failed"} 0
+robotsext_backoff_pauses_total{cause="ratelimit"} 0
+# HELP robotsext_responses_total What the page requests got back, by status class: none (no response: a network error or timeout), 1xx, 2xx, 3xx (redirects followed or refused included), 4xx or 5xx.
+# TYPE robotsext_responses_total counter
+robotsext_responses_total{class="1xx"} 0
+robotsext_responses_total{class="2xx"} 3
+robotsext_responses_total{class="3xx"} 0
+robotsext_responses_total{class="4xx"} 0
+robotsext_responses_total{class="5xx"} 0
+robotsext_responses_total{class="none"} 0
 `
 	names := []string{
 		"robotsext_robotstxt_fetches_total", "robotsext_checks_total",
 		"robotsext_allowed_total", "robotsext_blocked_total",
 		"robotsext_cache_origins", "robotsext_cache_misses_total", "robotsext_cache_hits_total",
 		"robotsext_held_requests", "robotsext_held_ended_total", "robotsext_backend_fallback",
-		"robotsext_backoff_pauses_total",
+		"robotsext_backoff_pauses_total", "robotsext_responses_total",
 	}
 	if err := testutil.CollectAndCompare(coll, strings.NewReader(want), names...); err != nil {
 		t.Error(err)
@@ -97,16 +106,17 @@ robotsext_backoff_pauses_total{cause="probe_failed"} 0
 
 	// The three requests that went out were paced by the 50 ms Crawl-delay
 	// (the first one after the robots.txt request): each waited at most
-	// the delay, so all fall at or below the 0.05 bucket.
+	// the delay and its jitter (a tenth of it at most), so all fall at or
+	// below the 0.1 bucket.
 	pace := histogramOf(t, coll, "robotsext_pace_wait_seconds")
 	if pace.GetSampleCount() != 3 {
 		t.Errorf("pace waits observed: %d, want 3", pace.GetSampleCount())
 	}
-	if got := bucket(t, pace, 0.05); got != 3 {
-		t.Errorf("pace waits <= 0.05 s: %d, want 3", got)
+	if got := bucket(t, pace, 0.1); got != 3 {
+		t.Errorf("pace waits <= 0.1 s: %d, want 3", got)
 	}
-	if s := pace.GetSampleSum(); s <= 0 || s > 3*0.05 {
-		t.Errorf("pace waits' sum = %v s, want in (0, 0.15]", s)
+	if s := pace.GetSampleSum(); s <= 0 || s > 3*0.055 {
+		t.Errorf("pace waits' sum = %v s, want in (0, 0.165]", s)
 	}
 	fetch := histogramOf(t, coll, "robotsext_robotstxt_fetch_duration_seconds")
 	if fetch.GetSampleCount() != 1 {
@@ -151,8 +161,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 43 {
-				t.Errorf("%d metric families, want 43", len(families))
+			if len(families) != 44 {
+				t.Errorf("%d metric families, want 44", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {

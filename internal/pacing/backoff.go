@@ -44,8 +44,9 @@ type BackoffConfig struct {
 	Logger *slog.Logger
 	// Clock is the Backoff's time.
 	Clock Clock
-	// Pacer gives each host's Crawl-delay, the shortest first pause, and
-	// counts the Backend's anomalies with its own (Pacer.Anomalies).
+	// Pacer gives each host's delay, the shortest first pause, and the
+	// jitter's randomness (Config.Rand), and counts the Backend's
+	// anomalies with its own (Pacer.Anomalies).
 	Pacer *Pacer
 	// Pauser shares the pauses with the fleet (nil: this process backs
 	// off alone); Health says whether it may be tried and takes its
@@ -149,13 +150,33 @@ func Overload(status int) bool {
 	return status == http.StatusTooManyRequests || (status >= 500 && status <= 599)
 }
 
+// Quota is what an answer's RateLimit header fields say of the host's
+// quota (the root reads them with internal/ratelimit): Spent reports that
+// a quota policy has no quota left, Reset how long the field says until
+// it is restored (0: it does not say).
+type Quota struct {
+	Spent bool
+	Reset time.Duration
+}
+
 // Answered reads the answer to request tok: its final URL u's host
-// answered status, with Retry-After ra. It is called from the
-// OnResponseHeaders hook; a good answer from a host without a state costs
-// one atomic load.
+// answered status, with Retry-After ra. It is AnsweredQuota for an answer
+// without RateLimit fields.
 func (b *Backoff) Answered(tok any, u *url.URL, status int, ra string) {
+	b.AnsweredQuota(tok, u, status, ra, Quota{})
+}
+
+// AnsweredQuota reads the answer to request tok: its final URL u's host
+// answered status, with Retry-After ra and RateLimit fields saying q. It
+// is called from the OnResponseHeaders hook; a good answer from a host
+// without a state costs one atomic load. A spent quota is an overload
+// signal whatever the status: it pauses the host for q.Reset (the back-off
+// base when the field gives no window), or, on a 429 or 503, for the
+// longer of q.Reset and Retry-After.
+func (b *Backoff) AnsweredQuota(tok any, u *url.URL, status int, ra string, q Quota) {
 	host := u.Host
-	if b.off || (!Overload(status) && b.active.Load() == 0) {
+	signal := Overload(status) || q.Spent
+	if b.off || (!signal && b.active.Load() == 0) {
 		return
 	}
 	now := b.now()
@@ -175,7 +196,7 @@ func (b *Backoff) Answered(tok any, u *url.URL, status int, ra string) {
 	}
 	delete(b.probes, tok)
 	h := b.hosts[key]
-	if !Overload(status) {
+	if !signal {
 		if h != nil && h.fleet {
 			ft := b.tokens[tok]
 			delete(b.tokens, tok)
@@ -199,11 +220,13 @@ func (b *Backoff) Answered(tok any, u *url.URL, status int, ra string) {
 	}
 	delete(b.tokens, tok)
 	cause := CauseServerErrors
-	switch status {
-	case http.StatusTooManyRequests:
+	switch {
+	case status == http.StatusTooManyRequests:
 		cause = CauseTooManyRequests
-	case http.StatusServiceUnavailable:
+	case status == http.StatusServiceUnavailable:
 		cause = CauseUnavailable
+	case q.Spent:
+		cause = CauseRateLimit // before any run of 5xx: the host said so
 	default:
 		if h.st.Phase == pause.Healthy {
 			// A run needs two URLs at least: a retry loop on one broken
@@ -222,7 +245,7 @@ func (b *Backoff) Answered(tok any, u *url.URL, status int, ra string) {
 		}
 	}
 	b.mu.Unlock()
-	b.pauseHost(host, key, cause, status, ra, now)
+	b.pauseHost(host, key, cause, status, ra, q, now)
 }
 
 // Failed reads the failure of request tok without an answer (a network
@@ -237,16 +260,24 @@ func (b *Backoff) Failed(tok any) {
 	delete(b.tokens, tok)
 	b.mu.Unlock()
 	if ok {
-		b.pauseHost(key, key, CauseProbeFailed, 0, "", b.now())
+		b.pauseHost(key, key, CauseProbeFailed, 0, "", Quota{}, b.now())
 	}
 }
 
 // pauseHost records an overload signal from host (key is its HostKey):
 // it pauses the host, or doubles its pause, or extends a pause in force,
 // as pause.State.Signal decides; a new pause is counted and logged once.
-func (b *Backoff) pauseHost(host, key string, cause Cause, status int, ra string, now time.Time) {
+// The pause asked for is the longer of Retry-After ra and a spent quota's
+// window; without either, the base. Each gets a jitter of up to a tenth
+// of itself, within the cap: only a pause asked for beyond the cap is
+// capped.
+func (b *Backoff) pauseHost(host, key string, cause Cause, status int, ra string, q Quota, now time.Time) {
 	base := max(b.base, min(b.pacer.Delay(host), b.limit)) // at least the Crawl-delay
 	after, given := ParseRetryAfter(ra, now)
+	if q.Spent && q.Reset > after {
+		after = q.Reset
+	}
+	base, after = b.jittered(base, after)
 	d, started, capped, fleet := b.fleetPause(key, cause, after, base, now)
 	until := now.Add(d)
 	if !fleet {
@@ -279,12 +310,29 @@ func (b *Backoff) pauseHost(host, key string, cause Cause, status int, ra string
 		if given {
 			attrs = append(attrs, "retry_after", strings.TrimSpace(ra))
 		}
+		if q.Spent {
+			attrs = append(attrs, "ratelimit_reset", q.Reset)
+		}
 		msg := "robotsext: host asked for less; paused"
 		if capped {
 			msg = "robotsext: host asked for a pause longer than WithMaxBackoff; paused for the maximum"
 		}
 		l.Log(context.Background(), level, msg, attrs...)
 	}
+}
+
+// jittered returns the first pause base and the pause asked for, after,
+// each with one random extra of up to a tenth of itself (the same share
+// for both), so that crawlers paused alike do not come back in lock-step.
+// Neither is pushed past the cap by its jitter: a pause asked for within
+// the cap stays within it and is not reported as capped.
+func (b *Backoff) jittered(base, after time.Duration) (time.Duration, time.Duration) {
+	u := b.pacer.rand()
+	base = min(base+jitterOf(base, u), b.limit)
+	if after > 0 && after <= b.limit {
+		after = min(after+jitterOf(after, u), b.limit)
+	}
+	return base, after
 }
 
 // stateLocked returns host key's state, creating it, and now and then

@@ -18,14 +18,17 @@ const (
 	// CauseProbeFailed: the probe sent when a pause ended failed without
 	// an answer (a network error or timeout).
 	CauseProbeFailed
+	// CauseRateLimit: the host's RateLimit field said a quota policy has
+	// no quota left (r=0), on an answer that was not a 429 or 503.
+	CauseRateLimit
 )
 
 // MaxCauses bounds the causes counted (BackoffCounts.Pauses); Cause
 // defines fewer.
 const MaxCauses = 8
 
-// String names the cause: "429", "503", "5xx_run" or "probe_failed",
-// short and stable label values; a cause this version does not define is
+// String names the cause: "429", "503", "5xx_run", "probe_failed" or
+// "ratelimit", short and stable label values; a cause this version does not define is
 // "cause_N".
 func (c Cause) String() string {
 	switch c {
@@ -37,6 +40,8 @@ func (c Cause) String() string {
 		return "5xx_run"
 	case CauseProbeFailed:
 		return "probe_failed"
+	case CauseRateLimit:
+		return "ratelimit"
 	}
 	return "cause_" + strconv.Itoa(int(c))
 }

@@ -71,7 +71,7 @@ func TestFailedUnclaimRetried(t *testing.T) {
 			t.Parallel()
 			b := &unclaimLog{Memory: backend.NewMemory(), failUnclaim: 1}
 			var errs failures
-			pc := New(Config{Backend: b, Health: &errs})
+			pc := New(Config{Rand: noJitter, Backend: b, Health: &errs})
 			pc.names.prefix = "T"
 			pc.Loaded(host, delay, true, time.Now())
 			key := HostKey(host)

@@ -13,7 +13,7 @@ import "context"
 // response headers, but at most one delay; then until delay after the
 // latest request to the host started and after the latest response
 // headers came (the delay times the fleet size while a Backend fails, as
-// at the gate). It then records the request as the host's latest start,
+// at the gate), plus a jitter of up to a tenth of it. It then records the request as the host's latest start,
 // and returns at once for hosts without a delay. The wait for the claim
 // is bounded because a redirect hop whose origin's robots.txt is fetched
 // keeps its chain's claim until that fetch ends.
@@ -23,6 +23,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 	}
 	key := HostKey(host)
 	claimWait := false
+	u := pc.rand() // this start's jitter, as a share of the delay
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]
@@ -44,7 +45,8 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 			}
 			continue
 		}
-		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
+		gap := delay + jitterOf(delay, u)
+		start := later(now, h.lastStart.Add(gap), h.doneAt.Add(gap))
 		if !start.After(now) {
 			h.lastStart, h.latest = now, later(h.latest, now)
 			pc.mu.Unlock()

@@ -96,12 +96,13 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 		return true, err
 	}
 	btok := pc.names.next()
+	u := pc.rand() // this start's jitter, as a share of the delay
 	for {
 		delay := pc.delayOfKey(key)
 		if delay == 0 {
 			return true, ctx.Err() // the host is no longer paced
 		}
-		w, err := pc.startShared(ctx, key, btok, delay)
+		w, err := pc.startShared(ctx, key, btok, delay+jitterOf(delay, u))
 		switch {
 		case errors.Is(err, errFallback):
 			d, _ := pc.reserveLocal(host, pc.now, pc.fleetSize())

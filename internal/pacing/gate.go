@@ -97,8 +97,8 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		// With a backend, this process is ready: book the fleet's slot
-		// now, keeping the claim, and go when it comes.
-		if w, ok := pc.bookShared(ctx, host, delay); ok && w > 0 {
+		// now, with its jitter, keeping the claim, and go when it comes.
+		if w, ok := pc.bookShared(ctx, host, delay+pc.jitter(delay)); ok && w > 0 {
 			if err := pc.sleep(ctx, w); err != nil {
 				pc.doneToken(tok)
 				return err

@@ -193,7 +193,7 @@ func TestIssue9GateCountsActualStart(t *testing.T) {
 	t.Parallel()
 	const delay = 100 * time.Millisecond
 	clk := &overClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	pc := New(Config{Clock: Clock{Now: clk.now, Sleep: clk.sleep}})
+	pc := New(Config{Rand: noJitter, Clock: Clock{Now: clk.now, Sleep: clk.sleep}})
 	t0 := clk.now()
 	pc.Loaded("host.example", delay, true, t0) // the robots.txt request at t0
 

@@ -12,6 +12,7 @@ import (
 // Info is what the Pacer reports of one host's pace.
 type Info struct {
 	Delay   time.Duration // the delay kept between starts
+	Default bool          // Delay is Config.Default: robots.txt states none
 	Next    time.Time     // the earliest a request of this process may start
 	Waiting int           // requests waiting in Wait for their turn now
 }
@@ -25,7 +26,7 @@ func (pc *Pacer) Info(host string) (p Info, ok bool) {
 		return p, false
 	}
 	next := later(h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay))
-	return Info{Delay: h.delay, Next: next, Waiting: h.waiting}, true
+	return Info{Delay: h.delay, Default: h.byDefault, Next: next, Waiting: h.waiting}, true
 }
 
 // Delay returns host's delay, 0 when it is not paced.

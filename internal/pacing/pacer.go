@@ -3,6 +3,7 @@ package pacing
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -24,10 +25,22 @@ const DefaultMaxDelay = 60 * time.Second
 // again meanwhile.
 const forgetGrace = time.Minute
 
+// jitterShare is the largest random extra of a paced start or a pause,
+// as a share of its delay: up to a tenth.
+const jitterShare = 0.1
+
 // Config is what a Pacer is built from; New reads it once.
 type Config struct {
 	// MaxDelay caps the delays obeyed (DefaultMaxDelay when ≤ 0).
 	MaxDelay time.Duration
+	// Default is the delay of a host whose robots.txt states none for the
+	// crawler (Loaded with ok false), capped at MaxDelay; 0 (or less):
+	// such a host is not paced.
+	Default time.Duration
+	// Rand returns a number in [0, 1): the share of the largest jitter
+	// (a tenth of the delay) a paced start or a back-off pause gets on top
+	// of its delay. nil: math/rand/v2's Float64. Tests pass a fixed one.
+	Rand func() float64
 	// Logger receives one warning per clamped host and one per host
 	// whose Backend answers cannot be right; nil: nothing is logged.
 	Logger *slog.Logger
@@ -47,8 +60,12 @@ type Config struct {
 }
 
 // Pacer spaces the page requests to each host by that host's Crawl-delay
-// (or Request-rate interval, whichever is slower), counting the
-// robots.txt request as the first one.
+// (or Request-rate interval, whichever is slower), or by Config.Default
+// when its robots.txt states neither, counting the robots.txt request as
+// the first one. Each start it books in advance gets a random extra of
+// up to a tenth of the delay (the jitter), so that crawlers pacing one
+// host alike do not arrive in lock-step; the gate keeps the delay itself
+// as the floor.
 //
 // The model is one "latest start" per host, kept in two stages. Wait,
 // called from the OnRequest hook, books a slot, max(now, latest+delay),
@@ -77,7 +94,8 @@ type Config struct {
 // returns is checked against the delay; one that cannot be right is
 // counted (Anomalies) and paced locally instead.
 //
-// Hosts without a delay take no memory and cost no lock: one atomic load
+// Hosts without a delay (a stated "Crawl-delay: 0", or any host when
+// Config.Default is 0) take no memory and cost no lock: one atomic load
 // per call while no host has a delay. A host's entry lives until its
 // robots.txt is loaded again without a delay or Forget is called for it,
 // so the map is no larger than the caller's robots.txt cache, plus
@@ -91,7 +109,9 @@ type Pacer struct {
 	claimer backend.Claimer // backend as a Claimer, nil when it is not one (claim.go)
 	health  Health          // may be nil: the backend is always up
 	observe func(time.Duration)
-	names   tokenSource // names this process's requests in the Starter
+	names   tokenSource    // names this process's requests in the Starter
+	def     time.Duration  // Config.Default, ≤ max; 0: silent hosts are not paced
+	rand    func() float64 // Config.Rand, never nil
 
 	// now and sleep are Config.Clock's; tests of this package replace
 	// them before first use.
@@ -124,6 +144,7 @@ type Pacer struct {
 // hostPace is one host's pace. All fields are guarded by Pacer.mu.
 type hostPace struct {
 	delay     time.Duration // minimum time between request starts; > 0, ≤ Pacer.max
+	byDefault bool          // delay is Config.Default: robots.txt stated none
 	latest    time.Time     // the latest slot booked locally or start seen
 	lastStart time.Time     // when the latest request to the host passed the gate
 	loadedAt  time.Time     // Pacer clock at the latest Loaded call
@@ -151,8 +172,13 @@ func New(cfg Config) *Pacer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Rand == nil {
+		cfg.Rand = rand.Float64
+	}
 	clk := cfg.Clock.settled()
 	pc := &Pacer{
+		def:     min(max(cfg.Default, 0), cfg.MaxDelay),
+		rand:    cfg.Rand,
 		max:     cfg.MaxDelay,
 		logger:  cfg.Logger,
 		backend: cfg.Backend,
@@ -183,6 +209,27 @@ func New(cfg Config) *Pacer {
 // call of the Pacer returns at once without a lock.
 func (pc *Pacer) Paced() bool { return pc.npaced.Load() != 0 }
 
+// Default returns the delay of a host whose robots.txt states none (0:
+// such a host is not paced).
+func (pc *Pacer) Default() time.Duration { return pc.def }
+
+// jitter returns the random extra of a paced start or a pause of d: at
+// least 0, less than a tenth of d.
+func (pc *Pacer) jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return jitterOf(d, pc.rand())
+}
+
+// jitterOf is the extra of a wait of d for the random share u in [0, 1).
+func jitterOf(d time.Duration, u float64) time.Duration {
+	if !(u > 0) || u >= 1 { // NaN and out-of-range values of a broken Rand add nothing
+		return 0
+	}
+	return time.Duration(u * jitterShare * float64(d))
+}
+
 // MaxDelay returns the cap on delays.
 func (pc *Pacer) MaxDelay() time.Duration { return pc.max }
 
@@ -196,12 +243,15 @@ func (pc *Pacer) Clamped() uint64 { return pc.nclamped.Load() }
 func (pc *Pacer) Anomalies() uint64 { return pc.nanomalies.Load() }
 
 // effectiveDelay is the pause to keep between requests to a host whose
-// robots.txt asks for delay (ok false: asks for none), capped at maxDelay.
-// paced is false when there is nothing to enforce; clamped reports that the
-// cap applied.
-func effectiveDelay(delay time.Duration, ok bool, maxDelay time.Duration) (d time.Duration, paced, clamped bool) {
+// robots.txt asks for delay (ok false: states none, and def, the default,
+// applies), capped at maxDelay. paced is false when there is nothing to
+// enforce (a stated delay of 0, or no default); clamped reports that the
+// cap cut a stated delay.
+func effectiveDelay(delay time.Duration, ok bool, def, maxDelay time.Duration) (d time.Duration, paced, clamped bool) {
 	switch {
-	case !ok || delay <= 0:
+	case !ok:
+		return min(def, maxDelay), def > 0, false
+	case delay <= 0:
 		return 0, false, false
 	case delay > maxDelay:
 		return maxDelay, true, true
@@ -212,12 +262,13 @@ func effectiveDelay(delay time.Duration, ok bool, maxDelay time.Duration) (d tim
 
 // Loaded is called each time an origin's robots.txt has been fetched (or
 // fetched again) for host (URL.Host form, "name:port" when a port is
-// given): delay is what it asks of the crawler (ok false: nothing),
-// fetchedAt is when the robots.txt request was sent, which counts toward
-// the host's pace. The new delay applies from the next request on; a file
-// without one stops the pacing.
+// given): delay is what it asks of the crawler (ok false: it states
+// nothing, and the host is paced by Config.Default), fetchedAt is when
+// the robots.txt request was sent, which counts toward the host's pace.
+// The new delay applies from the next request on; a stated delay of 0
+// (or no delay without a default) stops the pacing.
 func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt time.Time) {
-	d, paced, clamped := effectiveDelay(delay, ok, pc.max)
+	d, paced, clamped := effectiveDelay(delay, ok, pc.def, pc.max)
 	key := HostKey(host)
 	now := pc.now()
 	warn := false
@@ -234,10 +285,10 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	case h == nil:
 		// The robots.txt answer has come: the first page waits the delay
 		// after it (fetchedAt ≤ now is its start).
-		h = &hostPace{delay: d, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
+		h = &hostPace{delay: d, byDefault: !ok, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
 		pc.hosts[key] = h
 	default:
-		h.delay, h.loadedAt = d, now
+		h.delay, h.byDefault, h.loadedAt = d, !ok, now
 		// max, not assignment: when the fetch was itself given a slot by
 		// PaceFetch, fetchedAt is that slot and must not be counted twice.
 		if fetchedAt.After(h.latest) {

@@ -27,26 +27,33 @@ func TestEffectiveDelay(t *testing.T) {
 		name           string
 		delay          time.Duration
 		ok             bool
+		def            time.Duration
 		want           time.Duration
 		paced, clamped bool
 	}{
-		{"none", 0, false, 0, false, false},
-		{"not ok ignores value", time.Second, false, 0, false, false},
-		{"zero", 0, true, 0, false, false},
-		{"negative", -time.Second, true, 0, false, false},
-		{"fraction", 300 * time.Millisecond, true, 300 * time.Millisecond, true, false},
-		{"one second", time.Second, true, time.Second, true, false},
-		{"at the cap", maxDelay, true, maxDelay, true, false},
-		{"above the cap", maxDelay + 1, true, maxDelay, true, true},
-		{"saturated parse", math.MaxInt64, true, maxDelay, true, true},
+		{"none, no default", 0, false, 0, 0, false, false},
+		{"not ok ignores value", time.Second, false, 0, 0, false, false},
+		{"zero", 0, true, 0, 0, false, false},
+		{"negative", -time.Second, true, 0, 0, false, false},
+		{"fraction", 300 * time.Millisecond, true, 0, 300 * time.Millisecond, true, false},
+		{"one second", time.Second, true, 0, time.Second, true, false},
+		{"at the cap", maxDelay, true, 0, maxDelay, true, false},
+		{"above the cap", maxDelay + 1, true, 0, maxDelay, true, true},
+		{"saturated parse", math.MaxInt64, true, 0, maxDelay, true, true},
+		{"none: the default", 0, false, time.Second, time.Second, true, false},
+		{"not ok: the default, not the value", 5 * time.Second, false, time.Second, time.Second, true, false},
+		{"stated lower than the default wins", 300 * time.Millisecond, true, time.Second, 300 * time.Millisecond, true, false},
+		{"stated higher than the default wins", 3 * time.Second, true, time.Second, 3 * time.Second, true, false},
+		{"stated zero: no pace, whatever the default", 0, true, time.Second, 0, false, false},
+		{"default above the cap: capped, not counted as clamped", 0, false, 2 * maxDelay, maxDelay, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d, paced, clamped := effectiveDelay(tt.delay, tt.ok, maxDelay)
+			d, paced, clamped := effectiveDelay(tt.delay, tt.ok, tt.def, maxDelay)
 			if d != tt.want || paced != tt.paced || clamped != tt.clamped {
-				t.Errorf("effectiveDelay(%v, %v) = %v, %v, %v; want %v, %v, %v",
-					tt.delay, tt.ok, d, paced, clamped, tt.want, tt.paced, tt.clamped)
+				t.Errorf("effectiveDelay(%v, %v, default %v) = %v, %v, %v; want %v, %v, %v",
+					tt.delay, tt.ok, tt.def, d, paced, clamped, tt.want, tt.paced, tt.clamped)
 			}
 		})
 	}
@@ -138,7 +145,7 @@ func TestPacerSchedule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			pc := New(Config{MaxDelay: paceSecs(tt.max)})
+			pc := New(Config{Rand: noJitter, MaxDelay: paceSecs(tt.max)})
 			for i, s := range tt.steps {
 				if s.load {
 					pc.Loaded(s.host, paceSecs(s.delay), s.delay > 0, paceAt(s.at))
@@ -188,9 +195,13 @@ func (c *paceClock) advance(d time.Duration) {
 
 // newFakePacer returns a Pacer capping delays at maxDelay, logging to
 // logger, on a paceClock starting at paceEpoch.
+// noJitter is the Rand of the tests whose schedules are exact: every
+// start and pause gets no jitter.
+func noJitter() float64 { return 0 }
+
 func newFakePacer(maxDelay time.Duration, logger *slog.Logger) (*Pacer, *paceClock) {
 	clk := &paceClock{t: paceEpoch}
-	pc := New(Config{MaxDelay: maxDelay, Logger: logger, Clock: Clock{Now: clk.now, Sleep: clk.sleep}})
+	pc := New(Config{Rand: noJitter, MaxDelay: maxDelay, Logger: logger, Clock: Clock{Now: clk.now, Sleep: clk.sleep}})
 	return pc, clk
 }
 
@@ -224,7 +235,7 @@ func TestPacerWaitCancelled(t *testing.T) {
 			t.Parallel()
 			// The real clock: with a cancelled context wait must return
 			// at once instead of sleeping the hour.
-			pc := New(Config{MaxDelay: 2 * time.Hour})
+			pc := New(Config{Rand: noJitter, MaxDelay: 2 * time.Hour})
 			if tc.load {
 				pc.Loaded("a.example", time.Hour, true, time.Now())
 			}
@@ -290,7 +301,7 @@ func (w paceLog) Write(p []byte) (int, error) {
 func TestNewPacerDefaultMax(t *testing.T) {
 	t.Parallel()
 	for _, d := range []time.Duration{0, -time.Second} {
-		if got := New(Config{MaxDelay: d}).MaxDelay(); got != DefaultMaxDelay {
+		if got := New(Config{Rand: noJitter, MaxDelay: d}).MaxDelay(); got != DefaultMaxDelay {
 			t.Errorf("New(MaxDelay %v).MaxDelay() = %v, want %v", d, got, DefaultMaxDelay)
 		}
 	}
@@ -380,7 +391,7 @@ func TestPacerForget(t *testing.T) {
 func TestPacerConcurrentSlots(t *testing.T) {
 	t.Parallel()
 	const n, d = 50, 200 * time.Millisecond
-	pc := New(Config{})
+	pc := New(Config{Rand: noJitter})
 	pc.Loaded("a.example", d, true, paceEpoch)
 	waits := make(chan time.Duration, n)
 	var wg sync.WaitGroup
@@ -402,7 +413,7 @@ func TestPacerConcurrentSlots(t *testing.T) {
 // delays; hosts without a delay are not listed.
 func TestPacerRules(t *testing.T) {
 	t.Parallel()
-	pc := New(Config{MaxDelay: 2 * time.Second})
+	pc := New(Config{Rand: noJitter, MaxDelay: 2 * time.Second})
 	pc.Loaded("[::1]:8080", 500*time.Millisecond, true, paceEpoch)
 	pc.Loaded("A.B.example.", time.Hour, true, paceEpoch)
 	pc.Loaded("none.example", 0, false, paceEpoch)

@@ -56,9 +56,10 @@ func (pc *Pacer) reserve(host string, now time.Time) time.Duration {
 	return d
 }
 
-// reserveLocal books a local slot, the delay multiplied by factor, and
-// returns the wait and whether the host is paced. The clock is read only
-// for paced hosts, which keeps the common case (no Crawl-delay) off it.
+// reserveLocal books a local slot, the delay multiplied by factor plus
+// its jitter after the latest one, and returns the wait and whether the
+// host is paced. The clock is read only for paced hosts, which keeps
+// hosts without a delay off it.
 func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (time.Duration, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -68,7 +69,8 @@ func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (
 	}
 	now := clock()
 	delay := h.delay * time.Duration(max(factor, 1))
-	start := later(now, h.latest.Add(delay), h.lastStart.Add(delay))
+	gap := delay + pc.jitter(delay)
+	start := later(now, h.latest.Add(gap), h.lastStart.Add(gap))
 	h.latest = start
 	return start.Sub(now), true
 }
