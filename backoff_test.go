@@ -435,7 +435,7 @@ func TestBackoffSignals(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			c := colly.NewCollector(colly.UserAgent("AcmeBot/1.0"), colly.AllowURLRevisit())
-			opts := []Option{quiet(), WithBackoffWait(time.Millisecond), WithBackoffBase(time.Hour)}
+			opts := []Option{quiet(), WithBackoffWait(time.Millisecond), WithBackoffBase(time.Hour), WithDefaultDelay(0)} // the signals, not the pace
 			if tc.shadow {
 				opts = append(opts, WithShadowMode())
 			}

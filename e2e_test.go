@@ -269,7 +269,7 @@ func TestE2EFailModes(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, tt.robots)
 			c := colly.NewCollector()
-			e := Apply(c, append(tt.opts, WithFailMode(tt.mode))...)
+			e := Apply(c, append(tt.opts, WithFailMode(tt.mode), WithDefaultDelay(0))...) // the outcomes, not the pace
 			var blocked blockLog
 			e.OnBlocked(blocked.record)
 			c.Visit(s.URL + "/page")

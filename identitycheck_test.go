@@ -192,7 +192,7 @@ func TestStrictIdentity(t *testing.T) {
 			t.Parallel()
 			s := newStrictSite(t)
 			c := colly.NewCollector()
-			opts := []Option{WithStrictIdentity(), WithLogger(slog.New(slog.DiscardHandler))}
+			opts := []Option{WithStrictIdentity(), WithLogger(slog.New(slog.DiscardHandler)), WithDefaultDelay(0)} // the identity, not the pace
 			if shadow {
 				opts = append(opts, WithShadowMode())
 			}

@@ -247,7 +247,7 @@ func TestWebBotAuthCrawl(t *testing.T) {
 			v := newWBAVerifier(pub)
 			a, b := wbaSites(t, v)
 			c := colly.NewCollector(colly.Async(async), colly.UserAgent("Mozilla/5.0 (compatible; FooBot/1.0; +https://operator.test/bot)"))
-			e := Apply(c, WithWebBotAuth(key, wbaAgent), WithoutBackoff(), WithLogger(slog.New(slog.DiscardHandler)))
+			e := Apply(c, WithWebBotAuth(key, wbaAgent), WithoutBackoff(), WithLogger(slog.New(slog.DiscardHandler)), WithDefaultDelay(0)) // the signatures, not the pace
 			var blocked []string
 			var mu sync.Mutex
 			e.OnBlocked(func(r *colly.Request, v Verdict) {
