@@ -12,9 +12,12 @@ package robotsext
 import (
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -264,6 +267,101 @@ func TestRateLimitPausesHost(t *testing.T) {
 				t.Errorf("pauses %v, want one of cause %v", pauses, tt.wantCause)
 			}
 			t.Logf("gaps %v, pauses %v", gaps, pauses)
+		})
+	}
+}
+
+// TestResponsesCounted: what the page requests got back is counted by
+// status class, for the crawl and per host: each response, each redirect
+// followed (3xx, which the collector never sees), and a request that got
+// no response. robots.txt fetches are not counted here.
+func TestResponsesCounted(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "User-agent: *\nCrawl-delay: 0\n") // the subject is the count, not the pace
+	})
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/gone", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "gone", http.StatusGone) })
+	mux.HandleFunc("/broken", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "oops", http.StatusInternalServerError) })
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/ok", http.StatusFound) })
+	mux.HandleFunc("/hangup", func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	other := newProbe(t, "User-agent: *\nCrawl-delay: 0\n", 0, nil)
+
+	c := colly.NewCollector(colly.AllowURLRevisit(), colly.UserAgent("PaceBot/1.0 (+https://example.com/bot)"))
+	ext := Apply(c, WithoutBackoff())
+	for _, p := range []string{"/ok", "/ok", "/gone", "/broken", "/moved", "/hangup"} {
+		_ = c.Visit(srv.URL + p)
+	}
+	_ = c.Visit(other.URL + "/x")
+
+	want := map[StatusClass]uint64{Status2xx: 4, Status3xx: 1, Status4xx: 1, Status5xx: 1, NoResponse: 1}
+	if got := ext.Stats().Responses; !maps.Equal(got, want) {
+		t.Errorf("Stats().Responses = %v, want %v", got, want)
+	}
+	info, ok := ext.Origin(srv.URL)
+	wantHost := map[StatusClass]uint64{Status2xx: 3, Status3xx: 1, Status4xx: 1, Status5xx: 1, NoResponse: 1}
+	if !ok || !maps.Equal(info.Responses, wantHost) {
+		t.Errorf("Origin(%s).Responses = %v, want %v", srv.URL, info.Responses, wantHost)
+	}
+	if info, _ := ext.Origin(other.URL); !maps.Equal(info.Responses, map[StatusClass]uint64{Status2xx: 1}) {
+		t.Errorf("Origin(other).Responses = %v, want one 2xx", info.Responses)
+	}
+	var names []string
+	for _, c := range StatusClasses() {
+		names = append(names, c.String())
+	}
+	if got := fmt.Sprint(names); got != "[none 1xx 2xx 3xx 4xx 5xx]" {
+		t.Errorf("StatusClasses() = %s", got)
+	}
+}
+
+// TestWithDefaultDelaySettled: WithDefaultDelay is settled against
+// WithMaxCrawlDelay whatever their order; a negative value is refused and
+// a value above the cap capped, each with a warning; 0 turns the default
+// off with one warning per Extension.
+func TestWithDefaultDelaySettled(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		opts  []Option
+		want  time.Duration
+		warns []string // substrings of the warnings, in order
+	}{
+		{"unset", nil, DefaultDelay, nil},
+		{"set", []Option{WithDefaultDelay(3 * time.Second)}, 3 * time.Second, nil},
+		{"0: off, said once", []Option{WithDefaultDelay(0)}, 0, []string{"WithDefaultDelay(0)"}},
+		{"negative: refused", []Option{WithDefaultDelay(-time.Second)}, DefaultDelay, []string{"is negative"}},
+		{"above the cap: capped", []Option{WithDefaultDelay(time.Minute), WithMaxCrawlDelay(10 * time.Second)}, 10 * time.Second, []string{"above WithMaxCrawlDelay"}},
+		{"the cap given first", []Option{WithMaxCrawlDelay(10 * time.Second), WithDefaultDelay(time.Minute)}, 10 * time.Second, []string{"above WithMaxCrawlDelay"}},
+		{"a cap below DefaultDelay", []Option{WithMaxCrawlDelay(500 * time.Millisecond)}, 500 * time.Millisecond, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logs := &warnLog{}
+			e := Apply(nil, append(tt.opts, WithLogger(slog.New(logs)))...)
+			if got := e.pacer.Default(); got != tt.want {
+				t.Errorf("default pace %v, want %v", got, tt.want)
+			}
+			logs.mu.Lock()
+			got := slices.Clone(logs.msgs)
+			logs.mu.Unlock()
+			if len(got) != len(tt.warns) {
+				t.Fatalf("warnings %q, want %d", got, len(tt.warns))
+			}
+			for i, w := range tt.warns {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("warning %q, want it to say %q", got[i], w)
+				}
+			}
 		})
 	}
 }

@@ -111,22 +111,21 @@ func (e *Extension) newPacing() {
 // whatever their order: a negative delay is refused and a delay above the
 // cap is capped, each with a warning for Apply to log.
 func (cfg *config) settleDefaultDelay() {
-	if !cfg.defaultDelaySet {
-		cfg.defaultDelay = DefaultDelay
-	}
 	limit := cfg.maxCrawlDelay
 	if limit <= 0 {
 		limit = pacing.DefaultMaxDelay
 	}
-	switch d := cfg.defaultDelay; {
+	d := cfg.defaultDelay
+	switch {
+	case !cfg.defaultDelaySet:
+		d = DefaultDelay // under a cap below it, the cap, without a word: the user set neither
 	case d < 0:
 		cfg.ignored = append(cfg.ignored, "WithDefaultDelay("+d.String()+") is negative; using the default pace, "+DefaultDelay.String())
-		cfg.defaultDelay = DefaultDelay
+		d = DefaultDelay
 	case d > limit:
 		cfg.ignored = append(cfg.ignored, "WithDefaultDelay("+d.String()+") is above WithMaxCrawlDelay; using "+limit.String())
-		cfg.defaultDelay = limit
 	}
-	cfg.defaultDelay = min(cfg.defaultDelay, limit) // DefaultDelay itself, under a lower cap
+	cfg.defaultDelay = min(d, limit)
 }
 
 // warnUnpaced says, once per Extension, what WithDefaultDelay(0) means.
