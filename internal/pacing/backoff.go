@@ -298,6 +298,9 @@ func (b *Backoff) pauseHost(host, key string, cause Cause, status int, ra string
 	if !started {
 		return
 	}
+	if !b.shadow {
+		b.pacer.Unbook(host) // the slots booked before the pause are given back
+	}
 	b.pauses[int(cause)%MaxCauses].Add(1)
 	level := slog.LevelInfo
 	if capped {

@@ -213,3 +213,22 @@ func TestAdaptiveFloorIsTheDefault(t *testing.T) {
 		t.Errorf("a slow answer: adaptive delay %v, want 2.5s, halfway to 4s above the floor", d)
 	}
 }
+
+// TestPauseGivesBackBookings: the slots booked ahead for a host are given
+// back when it is paused, so that the first request after the pause
+// waits for the pause, not for them.
+func TestPauseGivesBackBookings(t *testing.T) {
+	t.Parallel()
+	b, pc, clk := newFakeBackoff(time.Second, time.Hour, false)
+	pc.Loaded("h.test", time.Second, true, paceEpoch)
+	for range 5 { // five slots booked ahead, the last one 5 s on
+		if d := pc.reserve("h.test", clk.now()); d <= 0 {
+			t.Fatalf("booking waits %v", d)
+		}
+	}
+	b.Answered("A", page("/a"), 429, "2")
+	clk.advance(2 * time.Second)
+	if d := pc.reserve("h.test", clk.now()); d != 0 {
+		t.Errorf("after the pause the next booking waits %v, want 0: the slots booked before it were kept", d)
+	}
+}

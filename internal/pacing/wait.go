@@ -75,6 +75,23 @@ func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (
 	return start.Sub(now), true
 }
 
+// Unbook gives back the slots booked ahead for host: the host was just
+// paused (the back-off), and the requests that booked them wait for the
+// pause and book again, or are sent again and book anew. Without it the
+// first request after the pause would wait behind every slot booked
+// before it. The pace counts from the latest start again; the gate still
+// keeps the delay between starts at the wire.
+func (pc *Pacer) Unbook(host string) {
+	if pc.npaced.Load() == 0 {
+		return
+	}
+	pc.mu.Lock()
+	if h := pc.hosts[HostKey(host)]; h != nil {
+		h.latest = h.lastStart
+	}
+	pc.mu.Unlock()
+}
+
 // waiter adds n to the requests waiting for host key's turn.
 func (pc *Pacer) waiter(key string, n int) {
 	pc.mu.Lock()
