@@ -5,8 +5,9 @@ package robotsext
 // and with Colly's own check. A loopback httptest server answers every
 // host name (a dialer sends them all to it), so that thousands of origins
 // cost one listener. Origins are cached before timing (each one's
-// robots.txt is fetched in a warm-up pass) and no host has a Crawl-delay:
-// the figure is the per-request overhead of deciding.
+// robots.txt is fetched in a warm-up pass) and no host is paced (each
+// states "Crawl-delay: 0"): the figure is the per-request overhead of
+// deciding.
 //
 //	go test -run '^$' -bench BenchmarkCrawl -benchtime 20000x -count 6 .
 //
@@ -48,7 +49,7 @@ func crawlServer(b *testing.B) (*httptest.Server, *http.Transport) {
 	b.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\nCrawl-delay: 0\n")
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain")

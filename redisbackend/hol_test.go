@@ -88,7 +88,7 @@ func TestNoHeadOfLineBlockingRedis(t *testing.T) {
 	b := New(newClient(t, "unix", srv.Sock), WithPrefix(fmt.Sprintf("hol%d:", time.Now().UnixNano())), WithHeartbeat(-1))
 
 	slow := newHolSite(t, "User-agent: *\nCrawl-delay: 0.3\n")
-	fast := newHolSite(t, "User-agent: *\nAllow: /\n")
+	fast := newHolSite(t, "User-agent: *\nAllow: /\nCrawl-delay: 0\n") // unpaced: no default pace either
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	tr := http.DefaultTransport.(*http.Transport).Clone()

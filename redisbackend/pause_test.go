@@ -33,7 +33,7 @@ func newOverloadSite(t *testing.T, window time.Duration) *overloadSite {
 	s := &overloadSite{ok: map[string]bool{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0\n") // the back-off, not the pace
 			return
 		}
 		s.mu.Lock()
