@@ -1,7 +1,9 @@
 // Package pacing keeps the crawl polite towards each host: it spaces the
-// requests to a host by its Crawl-delay (the pace), keeps that spacing at
-// the wire (the claim), shares both with a fleet through a Backend,
-// pauses a host that asked for less and brings it back step by step (the
+// requests to a host by its Crawl-delay, or by a default delay when its
+// robots.txt states none (the pace), with a little jitter, keeps that
+// spacing at the wire (the claim), shares both with a fleet through a
+// Backend, pauses a host that asked for less (by its answers' status,
+// Retry-After or RateLimit fields) and brings it back step by step (the
 // back-off), and, when asked to, follows the host's response time (the
 // adaptive pace).
 //

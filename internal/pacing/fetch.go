@@ -13,8 +13,9 @@ import "context"
 // response headers, but at most one delay; then until delay after the
 // latest request to the host started and after the latest response
 // headers came (the delay times the fleet size while a Backend fails, as
-// at the gate), plus a jitter of up to a tenth of it. It then records the request as the host's latest start,
-// and returns at once for hosts without a delay. The wait for the claim
+// at the gate), plus a jitter of up to a tenth of it. It then records the
+// request as the host's latest start, and returns at once for hosts
+// without a delay. The wait for the claim
 // is bounded because a redirect hop whose origin's robots.txt is fetched
 // keeps its chain's claim until that fetch ends.
 func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
