@@ -39,7 +39,10 @@ func main() {
 		// The Extension logs the failed fetch at Warn; this report prints
 		// the same facts from the Verdict instead. A real crawler keeps the
 		// default logger (or passes its own).
-		ext := robotsext.Apply(c, robotsext.WithFailMode(mode), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+		// robots.txt states no delay while it answers 503: the default pace
+		// applies (1 s between requests), shortened to keep the demo short.
+		ext := robotsext.Apply(c, robotsext.WithFailMode(mode), robotsext.WithDefaultDelay(50*time.Millisecond),
+			robotsext.WithLogger(slog.New(slog.DiscardHandler)))
 		var cause error
 		var retryAt time.Time
 		ext.OnBlocked(func(r *colly.Request, v robotsext.Verdict) {

@@ -4,6 +4,10 @@
 // indexed, and which links it refused because their page said nofollow.
 // It needs no network.
 //
+// The demo site's robots.txt asks for a short Crawl-delay (50 ms) so
+// that the example runs fast; a site that states none is paced one
+// request per second (robotsext.DefaultDelay).
+//
 //	go run ./_examples/page_directives
 package main
 

@@ -3,16 +3,19 @@
 // (github.com/gocolly/colly/v2/queue) that the pages' links are added to.
 // robotsext.Apply is the only line robots.txt needs. The crawl covers three
 // demo sites: one asks for a Crawl-delay of 250 ms, one for 100 ms, and one
-// has no robots.txt (a 404, which RFC 9309 reads as "everything allowed").
+// has no robots.txt (a 404, which RFC 9309 reads as "everything allowed"),
+// which robotsext paces by its default pace: one request at a time, 1 s
+// apart, 150 ms here (robotsext.WithDefaultDelay) so that the example runs
+// in a couple of seconds.
 //
 // It prints the queue's rounds, each URL fetched or blocked, then per site
 // what its server saw: robots.txt requests, page requests, when the last
 // page was answered, and the smallest gap between two requests, measured
 // as they arrived, next to the delay robots.txt asked for. A request
 // waiting for a paced site waits in robotsext's OnRequest hook, before
-// Colly's LimitRule gives it one of the 8 parallelism slots, so the pages
-// of the site without a delay are answered within milliseconds of their
-// round's start while the other sites' pages are spaced out.
+// Colly's LimitRule gives it one of the 8 parallelism slots, so a site's
+// waiting pages never hold up the others': each site's pages are spaced
+// by its own delay, all three at once.
 //
 // Offline: the sites run on loopback. In a fleet, each worker process runs
 // the same loop with the queue's storage in Redis
@@ -40,6 +43,9 @@ import (
 
 // pagesPerSite is how many article pages each site's home page links to.
 const pagesPerSite = 6
+
+// defaultDelay is the pace of the site without robots.txt in this demo.
+const defaultDelay = 150 * time.Millisecond
 
 // site is one demo web site. It records when each request arrived.
 type site struct {
@@ -103,7 +109,7 @@ func main() {
 			robots: "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.25\n"},
 		{name: "shop", delay: 100 * time.Millisecond,
 			robots: "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.1\n"},
-		{name: "blog"},
+		{name: "blog", delay: defaultDelay}, // no robots.txt: the default pace
 	}
 	byHost := map[string]*site{}
 	for _, s := range sites {
@@ -120,7 +126,9 @@ func main() {
 	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 8}); err != nil {
 		log.Fatal(err)
 	}
-	ext := robotsext.Apply(c)
+	// The default pace of a site whose robots.txt states none is
+	// robotsext.DefaultDelay (1 s); a shorter one keeps the demo short.
+	ext := robotsext.Apply(c, robotsext.WithDefaultDelay(defaultDelay))
 
 	// The queue: its storage is memory here, Redis in a fleet. Links found
 	// on a page are added to it, not visited directly, so that in a fleet
@@ -209,14 +217,14 @@ func main() {
 		s.mu.Lock()
 		robotsHits, pages := s.robotsHits, len(s.arrived)-s.robotsHits
 		s.mu.Unlock()
-		asked, verdict := "none", ""
+		asked, want := fmt.Sprint(s.delay), "asked"
+		if s.robots == "" {
+			asked, want = "none", "by default"
+		}
 		gap, ok := s.smallestGap()
-		if s.delay > 0 {
-			asked = fmt.Sprint(s.delay)
-			verdict = fmt.Sprintf(", %v asked: kept", s.delay)
-			if ok && gap < s.delay {
-				verdict = fmt.Sprintf(", %v asked: SHORTER", s.delay)
-			}
+		verdict := fmt.Sprintf(", %v %s: kept", s.delay, want)
+		if ok && gap < s.delay {
+			verdict = fmt.Sprintf(", %v %s: SHORTER", s.delay, want)
 		}
 		mu.Lock()
 		last := lastAt[s.name]

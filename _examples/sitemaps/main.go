@@ -2,6 +2,10 @@
 // the pages the sitemaps list; robots.txt still decides which are fetched.
 // Offline: the demo site runs on loopback.
 //
+// The demo site's robots.txt asks for a short Crawl-delay (50 ms) so
+// that the example runs fast; a site that states none is paced one
+// request per second (robotsext.DefaultDelay).
+//
 //	go run ./_examples/sitemaps
 package main
 
@@ -21,7 +25,7 @@ func main() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
-			fmt.Fprintf(w, "User-agent: *\nDisallow: /drafts/\n\nSitemap: %s/sitemap-pages.xml\nSitemap: %s/sitemap-blog.xml\n", base, base)
+			fmt.Fprintf(w, "User-agent: *\nDisallow: /drafts/\nCrawl-delay: 0.05\n\nSitemap: %s/sitemap-pages.xml\nSitemap: %s/sitemap-blog.xml\n", base, base)
 		case "/sitemap-pages.xml":
 			urlset(w, base, "/", "/pricing", "/drafts/launch")
 		case "/sitemap-blog.xml":

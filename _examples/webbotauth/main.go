@@ -10,6 +10,10 @@
 // and the old one is dropped, after which its signatures no longer
 // verify.
 //
+// The demo site's robots.txt asks for a short Crawl-delay (50 ms) so
+// that the example runs fast; a site that states none is paced one
+// request per second (robotsext.DefaultDelay).
+//
 //	go run ./_examples/webbotauth
 package main
 
@@ -241,7 +245,7 @@ func (v *verifier) site(name string, pages http.HandlerFunc) http.Handler {
 			}
 		})
 		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nCrawl-delay: 0.05\n") // a short delay keeps the demo fast
 			return
 		}
 		pages(w, r)
