@@ -20,7 +20,9 @@
 // server speaking the Redis protocol) and three demo sites on loopback,
 // then runs this program again as each worker. news asks for a Crawl-delay
 // of 1 s and has 8 pages, so a run takes about 8 s; shop disallows
-// /private/, which its pages link to; blog has no robots.txt. With -redis
+// /private/, which its pages link to; blog has no robots.txt. Neither shop
+// nor blog states a Crawl-delay, so robotsext paces both by its default
+// pace, one request per second for the whole fleet. With -redis
 // ADDR the fleet shares a real Redis instead, under a key prefix of the
 // run's own that is deleted at the end.
 //

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/robotsext/robotsext"
 )
 
 // report is what a run did: what each worker says it did, and what each
@@ -156,8 +158,10 @@ func (r *report) print(w io.Writer) {
 			gap = fmt.Sprintf("%.1f ms", float64(s.Gap.Truncate(100*time.Microsecond))/float64(time.Millisecond))
 		}
 		switch {
+		case s.Delay == 0 && s.HasGap && s.Gap >= robotsext.DefaultDelay:
+			gap += fmt.Sprintf(" ≥ the default pace %g s (no Crawl-delay)", robotsext.DefaultDelay.Seconds())
 		case s.Delay == 0:
-			gap += " (no Crawl-delay)"
+			gap += " (no Crawl-delay: the default pace)"
 		case s.HasGap && s.Gap >= s.Delay:
 			gap += fmt.Sprintf(" ≥ Crawl-delay %g s", s.Delay.Seconds())
 		case s.HasGap:

@@ -6,7 +6,8 @@
 // Offline and self-contained: the demo sites and the /metrics server
 // listen on loopback. One site (the shop) has a robots.txt with
 // Disallow and Allow rules and a Crawl-delay; the other (the blog) has
-// none, which RFC 9309 reads as "everything allowed". The lines printed
+// none, which RFC 9309 reads as "everything allowed" and robotsext paces
+// by its default pace (one request per second). The lines printed
 // are sorted and keep only what does not depend on timing: the
 // histograms' buckets and sums are left out, their counts kept.
 //

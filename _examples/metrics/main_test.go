@@ -30,7 +30,8 @@ func TestRun(t *testing.T) {
 		{`robotsext_allowed_total{reason="unavailable"} 3`, "the blog's three pages"},
 		{`robotsext_blocked_total{reason="disallow_rule"} 2`, "the shop's /cart and /account/orders"},
 		{`robotsext_cache_origins 2`, "the shop and the blog"},
-		{`robotsext_pace_wait_seconds_count 4`, "the shop's four pages fetched, paced"},
+		{`robotsext_pace_wait_seconds_count 7`, "the shop's four pages, paced by its Crawl-delay, and the blog's three, by the default pace"},
+		{`robotsext_responses_total{class="2xx"} 7`, "the seven pages fetched"},
 		{`robotsext_robotstxt_fetch_duration_seconds_count 2`, "two robots.txt fetches"},
 	}
 	for _, tt := range tests {
