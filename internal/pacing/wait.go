@@ -42,9 +42,7 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
-	key := HostKey(host)
-	pc.waiter(key, 1)
-	defer pc.waiter(key, -1)
+	defer pc.waiter(HostKey(host), -1) // book counted the request among the host's waiters
 	return pc.sleep(ctx, d)
 }
 
@@ -61,6 +59,13 @@ func (pc *Pacer) reserve(host string, now time.Time) time.Duration {
 // host is paced. The clock is read only for paced hosts, which keeps
 // hosts without a delay off it.
 func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (time.Duration, bool) {
+	return pc.reserveSlot(host, clock, factor, false)
+}
+
+// reserveSlot is reserveLocal; with waits, a request that must wait is
+// also counted among the host's waiters under the same lock, and the
+// caller takes it off (waiter) when its wait ends.
+func (pc *Pacer) reserveSlot(host string, clock func() time.Time, factor int, waits bool) (time.Duration, bool) {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	h := pc.hosts[HostKey(host)]
@@ -72,6 +77,9 @@ func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (
 	gap := delay + pc.jitter(delay)
 	start := later(now, h.latest.Add(gap), h.lastStart.Add(gap))
 	h.latest = start
+	if waits && start.After(now) {
+		h.waiting++
+	}
 	return start.Sub(now), true
 }
 
@@ -101,11 +109,12 @@ func (pc *Pacer) waiter(key string, n int) {
 	pc.mu.Unlock()
 }
 
-// book reserves the next slot for host and returns the wait. With a
-// working Backend the hook books nothing: the fleet's slot is booked at
-// the gate, once this process is ready to send (see gate.go). While the
-// Backend fails, slots are booked locally at the delay times the fleet
-// size.
+// book reserves the next slot for host and returns the wait; a request
+// that must wait is counted among the host's waiters (see reserveSlot).
+// With a working Backend the hook books nothing: the fleet's slot is
+// booked at the gate, once this process is ready to send (see gate.go).
+// While the Backend fails, slots are booked locally at the delay times
+// the fleet size.
 func (pc *Pacer) book(host string) (time.Duration, bool) {
 	factor := 1
 	if pc.backend != nil {
@@ -114,7 +123,7 @@ func (pc *Pacer) book(host string) (time.Duration, bool) {
 		}
 		factor = pc.fleetSize()
 	}
-	return pc.reserveLocal(host, pc.now, factor)
+	return pc.reserveSlot(host, pc.now, factor, true)
 }
 
 // localFactor is what the local delay is multiplied by: the fleet size
