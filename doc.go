@@ -1,7 +1,8 @@
 // Package robotsext makes Colly collectors obey robots.txt (RFC 9309)
 // correctly, politely and visibly: it decides as Google's reference
-// library does, paces each host by its Crawl-delay, and reports which rule
-// on which line blocked a URL.
+// library does, paces each host by its Crawl-delay (one request a second
+// when robots.txt states none), backs off when a host asks for less, and
+// reports which rule on which line blocked a URL.
 //
 //	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; AcmeBot/2.1; +https://acme.example/bot)"))
 //	ext := robotsext.Apply(c) // matches "User-agent: AcmeBot"

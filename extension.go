@@ -305,7 +305,8 @@ func (e *Extension) Stats() Stats {
 }
 
 // LimitRules describes the pace robots.txt currently imposes as Colly
-// LimitRules, one per host with a Crawl-delay or Request-rate: DomainRegexp
+// LimitRules, one per paced host (a Crawl-delay or Request-rate, or the
+// default pace of a robots.txt that states neither): DomainRegexp
 // matches exactly that host, Parallelism is 1 and Delay the (capped)
 // delay. They are for inspection: the Extension enforces the pace itself
 // from its OnRequest hook and does not register them with the collector.

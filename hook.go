@@ -20,8 +20,9 @@ import (
 
 // onRequest is the OnRequest hook. Once the origin is cached it takes at
 // most one mutex (the LRU's, none when the origin is the one last looked
-// up), allocates nothing, and paces without a lock unless some host has a
-// Crawl-delay.
+// up) before the pace, allocates nothing, and paces without a lock unless
+// some host is paced (every host is, by its Crawl-delay or the default
+// pace, but those stating "Crawl-delay: 0"): then the pacer's lock twice.
 func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return

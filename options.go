@@ -186,7 +186,8 @@ func WithFailMode(m FailMode) Option {
 
 // WithOverride lists sites the crawler owns or may crawl regardless: their
 // Allow and Disallow rules are not applied and a failing robots.txt never
-// blocks them, but their Crawl-delay and Sitemaps are still read. A pattern
+// blocks them, but their Crawl-delay (or the default pace, see
+// WithDefaultDelay) and Sitemaps are still read. A pattern
 // is either a host ("shop.example.com", matching any port), a host and port
 // ("shop.example.com:8443", "[::1]:8080"), or "*." and a domain of at least
 // two labels ("*.example.org", matching every subdomain but not

@@ -20,7 +20,8 @@ import (
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
-// ErrRedirectDeferred: a redirect hop to a host with a Crawl-delay had to
+// ErrRedirectDeferred: a redirect hop to a paced host (a Crawl-delay, or
+// the default pace of a robots.txt that states none) had to
 // wait for its slot longer than the request's timeout safely allows
 // (Colly's client times the whole redirect chain, 10 s by default; hops
 // waiting more than 5 s are deferred). The Extension

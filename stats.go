@@ -111,11 +111,11 @@ type Stats struct {
 	BackoffRequeued               uint64
 	BackoffWaiting                int64
 	PausedHosts                   int
-	// PaceWaits is how long each request to a host with a Crawl-delay
-	// waited for its turn in the OnRequest hook (the short wait at the
-	// gate is not included; with a Backend that is not a Starter the wait
-	// happens there and is not observed); requests to hosts without one
-	// are not observed.
+	// PaceWaits is how long each request to a paced host (a Crawl-delay,
+	// or the default pace) waited for its turn in the OnRequest hook (the
+	// short wait at the gate is not included; with a Backend that is not
+	// a Starter the wait happens there and is not observed); requests to
+	// hosts without a pace are not observed.
 	PaceWaits Histogram
 	// UsageRefused counts URLs refused before fetching because robots.txt
 	// or the origin's tdmrep.json says "n" for every purpose declared
