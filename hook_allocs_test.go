@@ -93,7 +93,9 @@ func TestHookAllocsWithPurpose(t *testing.T) {
 		"http://rules.test/search?q=robots&page=2",
 	} {
 		c := colly.NewCollector(colly.UserAgent("BenchBot/1.0"))
-		e := Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tdmMemTransport{}}), WithPurpose(PurposeTrainAI))
+		// The subject is the purpose's path, not the pace (whose path
+		// TestHookAllocsWithTimings covers): WithDefaultDelay(0).
+		e := Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tdmMemTransport{}}), WithPurpose(PurposeTrainAI), WithDefaultDelay(0))
 		if v, err := e.Check(raw); err != nil || !v.Allowed {
 			t.Fatalf("Check(%s) = %+v, %v", raw, v, err)
 		}
