@@ -94,12 +94,13 @@ func TestTDMRepOneFetch(t *testing.T) {
 // nothing.
 func TestTDMRepLifetime(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	clk := newClock()
 	s := newTDMSite(t, "User-agent: *\nAllow: /\n", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=600")
 		jsonFile(archiveReserved)(w, r)
 	})
-	e := Apply(nil, quiet(), WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI), WithClock(clk.Now))
+	e := Apply(nil, WithDefaultDelay(0), quiet(), WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI), WithClock(clk.Now))
 	check := func(when string, wantReason Reason, wantHits int32) {
 		t.Helper()
 		v, err := e.Check(s.URL + "/archive/a")
@@ -130,11 +131,12 @@ func TestTDMRepLifetime(t *testing.T) {
 // logged once, however often it is fetched again while it stays so.
 func TestTDMRepMalformedLoggedOnce(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	clk := newClock()
 	s := newTDMSite(t, "User-agent: *\nAllow: /\n", jsonFile(`{"location": "/archive/", "tdm-reservation": 1}`))
 	var logs bytes.Buffer
 	var mu sync.Mutex
-	e := Apply(nil, WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))),
+	e := Apply(nil, WithDefaultDelay(0), WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))),
 		WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI), WithClock(clk.Now))
 	for range 3 {
 		v, err := e.Check(s.URL + "/archive/a")
@@ -169,10 +171,11 @@ func TestTDMRepOverride(t *testing.T) {
 // hop.
 func TestTDMRepRedirectHop(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newTDMSite(t, "User-agent: *\nAllow: /\n", jsonFile(archiveReserved))
 	s.redirectTo("/old", "/archive/a")
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
-	e := Apply(c, quiet(), WithPurpose(PurposeTrainAI))
+	e := Apply(c, WithDefaultDelay(0), quiet(), WithPurpose(PurposeTrainAI))
 	var blocked blockLog
 	e.OnBlocked(blocked.record)
 	err := c.Visit(s.URL + "/old")
@@ -188,8 +191,9 @@ func TestTDMRepRedirectHop(t *testing.T) {
 // are: "%24" is the escape, not '$'.
 func TestTDMRepPercentEncoding(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newTDMSite(t, "User-agent: *\nAllow: /\n", jsonFile(`[{"location": "/caf\u00e9/", "tdm-reservation": 1}, {"location": "/price-%24", "tdm-reservation": 1}]`))
-	e := Apply(nil, quiet(), WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI))
+	e := Apply(nil, WithDefaultDelay(0), quiet(), WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI))
 	for _, tc := range []struct {
 		path    string
 		refused bool
@@ -214,6 +218,7 @@ func TestTDMRepPercentEncoding(t *testing.T) {
 // statement. Without the purpose the file is not read.
 func TestPageTDMRep(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newTDMSite(t, "User-agent: *\nAllow: /\nContent-Usage: /open/ train-ai=y\n",
 		jsonFile(`[{"location": "/open/", "tdm-reservation": 0, "tdm-policy": "https://example.com/file-policy"}]`))
 	s.route("/open/page", optPage{
@@ -239,7 +244,7 @@ func TestPageTDMRep(t *testing.T) {
 			"search=y (Content-Signal header), train-ai=y (Content-Usage line 3), train-ai=n (tdm-reservation meta)", false},
 	} {
 		c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
-		e := Apply(c, append([]Option{quiet()}, tc.opts...)...)
+		e := Apply(c, append([]Option{quiet(), WithDefaultDelay(0)}, tc.opts...)...)
 		var p Page
 		c.OnResponse(func(r *colly.Response) { p = e.Page(r) })
 		if err := c.Visit(s.URL + "/open/page"); err != nil {
@@ -261,7 +266,7 @@ func TestPageTDMRep(t *testing.T) {
 	// The file alone: its rule and policy, with the purpose.
 	s.route("/open/plain", optPage{}.handler())
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
-	e := Apply(c, quiet(), WithPurpose(PurposeSearch))
+	e := Apply(c, WithDefaultDelay(0), quiet(), WithPurpose(PurposeSearch))
 	var p Page
 	c.OnResponse(func(r *colly.Response) { p = e.Page(r) })
 	if err := c.Visit(s.URL + "/open/plain"); err != nil {
@@ -280,6 +285,7 @@ func TestPageTDMRep(t *testing.T) {
 // sake: found on another page, or visited, they are fetched.
 func TestUsageLinksStayReachable(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\n"))
 	s.route("/.well-known/tdmrep.json", statusOnly(http.StatusNotFound))
 	s.route("/reserved", optPage{head: `<meta name="tdm-reservation" content="1">`, links: []string{"/x"}}.handler())
@@ -287,7 +293,7 @@ func TestUsageLinksStayReachable(t *testing.T) {
 	s.route("/art.png", optPage{ctype: "image/png"}.handler())
 	s.route("/open", optPage{links: []string{"/x", "/art.png"}}.handler())
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
-	e := Apply(c, quiet(), WithPurpose(PurposeTrainAI))
+	e := Apply(c, WithDefaultDelay(0), quiet(), WithPurpose(PurposeTrainAI))
 	var blocked blockLog
 	e.OnBlocked(blocked.record)
 	var mu sync.Mutex

@@ -187,8 +187,9 @@ func TestUsageLinesChangeNoDecision(t *testing.T) {
 // in force.
 func TestUsageRound4(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newSite(t, robotsTxt("User-agent: *\nAllow: /\nContent-Signal: search=yes, ai-train=no\nContent-Usage: /open/ train-ai=y\n"))
-	e := Apply(nil, WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI))
+	e := Apply(nil, WithDefaultDelay(0), WithUserAgent("TrainBot"), WithPurpose(PurposeTrainAI))
 	v, err := e.Check(s.URL + "/open/a")
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func (s *recordingStorage) Visited(id uint64) error {
 // or not.
 func TestNofollowLinkStaysReachable(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	for _, tc := range []struct {
 		name  string
 		async bool
@@ -80,7 +81,7 @@ func TestNofollowLinkStaysReachable(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ext := Apply(c, quiet())
+			ext := Apply(c, WithDefaultDelay(0), quiet())
 			var blocked blockLog
 			ext.OnBlocked(blocked.record)
 			c.OnHTML("a[href]", func(e *colly.HTMLElement) { _ = e.Request.Visit(e.Attr("href")) })
@@ -129,12 +130,13 @@ func TestNofollowLinkStaysReachable(t *testing.T) {
 // another nofollow page, is refused again and still reachable afterwards.
 func TestNofollowRefusedTwice(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newDirSite(t, map[string]dirPage{
 		"/nf1": {headers: []string{"nofollow"}, links: `<a href="/x">x</a>`},
 		"/nf2": {head: `<meta name="robots" content="nofollow">`, links: `<a href="/x">x</a>`},
 	})
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; DemoBot/1.0)"))
-	ext := Apply(c, quiet())
+	ext := Apply(c, WithDefaultDelay(0), quiet())
 	var blocked blockLog
 	ext.OnBlocked(blocked.record)
 	c.OnHTML("a[href]", func(e *colly.HTMLElement) { _ = e.Request.Visit(e.Attr("href")) })
@@ -154,13 +156,14 @@ func TestNofollowRefusedTwice(t *testing.T) {
 // and the Extension says so once.
 func TestNofollowStorageSetAfterApply(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	s := newDirSite(t, map[string]dirPage{
 		"/nf": {headers: []string{"nofollow"}, links: `<a href="/x">x</a> <a href="/y">y</a>`},
 	})
 	var logs bytes.Buffer
 	var mu sync.Mutex
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; DemoBot/1.0; +https://example.com/bot)"))
-	Apply(c, WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))))
+	Apply(c, WithDefaultDelay(0), WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logs}, nil))))
 	if err := c.SetStorage(&storage.InMemoryStorage{}); err != nil {
 		t.Fatal(err)
 	}
