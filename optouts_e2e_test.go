@@ -85,7 +85,7 @@ func crawlOpt(t *testing.T, tc optCase, opts ...Option) optOutcome {
 		s.route("/.well-known/tdmrep.json", statusOnly(http.StatusNotFound))
 	}
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"), colly.Async(true))
-	ext := Apply(c, append([]Option{quiet()}, opts...)...)
+	ext := Apply(c, append([]Option{quiet(), WithDefaultDelay(0)}, opts...)...) // the subject is the opt-outs, not the pace
 	var out optOutcome
 	var mu sync.Mutex
 	ext.OnBlocked(func(r *colly.Request, v Verdict) {
