@@ -98,7 +98,7 @@ func TestFetchOutcomes(t *testing.T) {
 				return &http.Response{StatusCode: 200, Header: http.Header{}, Request: req,
 					Body: &stallBody{ctx: req.Context(), data: []byte(testRules)}}, nil
 			})
-		}, false, time.Millisecond, unreachable(200, 0)},
+		}, false, time.Second, unreachable(200, 0)}, // the headers come at once; the body stalls until the timeout ends it
 		{"redirect to 503", func(mt *httpmock.MockTransport) {
 			mt.RegisterResponder("GET", testRobots, redirect("http://b.test/robots.txt"))
 			mt.RegisterResponder("GET", "http://b.test/robots.txt", respond(503, ""))
