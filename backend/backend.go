@@ -218,6 +218,8 @@ type Pauser interface {
 	Answered(ctx context.Context, host, token string) (healthy bool, err error)
 	// Paused returns up to max hosts that have a back-off state now, so
 	// that each worker learns of the pauses others saw. A call when no
-	// host has one should cost one cheap read.
+	// host has one should cost one cheap read. (A PauseWatcher also logs
+	// the pauses begun, so that readers need not list them all each
+	// time.)
 	Paused(ctx context.Context, max int) ([]string, error)
 }

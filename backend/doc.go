@@ -35,6 +35,15 @@
 //     it, the gate calls Claim instead of Start's confirmation; Start is
 //     still asked in the OnRequest hook, and records the robots.txt
 //     request.
+//   - Queuer (a Claimer too): each host keeps a first-come first-served
+//     queue of the requests waiting to start, and a request asks again
+//     when its turn is near (Queue), so that a host's cost in backend
+//     calls per request stays the same however many workers wait for it;
+//     with a Pauser, each answer also carries the host's back-off
+//     (ClaimTurn at the gate refuses the wire while the host is paused),
+//     so that a worker learns a pause from the calls its requests make
+//     anyway. Without it: every waiting request asks Start again at each
+//     delay, and a worker learns other workers' pauses from Paused.
 //   - LeaseRenewer: the Extension takes short leases (a few seconds) and
 //     renews them while its fetch runs, so a worker that dies mid-fetch
 //     delays its origin's robots.txt by seconds. Without it: each lease
@@ -50,8 +59,15 @@
 //     of 5xx) is shared: a pause one worker sees applies to every worker,
 //     and the fleet sends one probe when it ends. Without it: each worker
 //     pauses and probes on its own.
+//   - PauseWatcher (a Pauser too): a log of the pauses begun, read after
+//     a cursor (PausesSince), so that a worker learns of new pauses,
+//     those of hosts its requests make no call about included, with a
+//     read whose cost does not grow with the hosts paused. Without it:
+//     Paused, which lists them all (up to a bound) at each read.
 //
 // When several are present the Extension uses each for its own job; the
 // only overlap is the pace, where it takes the most precise one: Claimer,
-// else Starter, else Reserve.
+// else Starter, else Reserve. (Queuer and PauseWatcher are the contract
+// the Extension's fleet pacing moves to; until it does, a Backend that
+// implements them serves as a Claimer and a Pauser.)
 package backend

@@ -20,8 +20,8 @@ import (
 //
 // Expired records, leases and paces are dropped as the backend is used, so
 // its memory follows the origins of the last MaxStale at most (and the
-// last memoryPurgeLog purges). It implements Starter, Claimer, LeaseRenewer,
-// Forgetter and Pauser besides Backend. The zero value is ready to use and safe for
+// last memoryPurgeLog purges). It implements Starter, Claimer, Queuer,
+// LeaseRenewer, Forgetter, Pauser and PauseWatcher besides Backend. The zero value is ready to use and safe for
 // concurrent use.
 type Memory struct {
 	// Now is the backend's clock; nil means time.Now. Set it before the
@@ -36,6 +36,11 @@ type Memory struct {
 	purges  []string                        // guarded by mu; the latest purged origins, oldest first
 	purged  uint64                          // guarded by mu; purges ever logged
 	pauses  map[string]*pause.State[string] // guarded by mu; the hosts' back-off (pause.go)
+	// pauseLog holds the latest pauses begun, oldest first, numbered
+	// from pauseSeq-len(pauseLog)+1 to pauseSeq (PauseWatcher; pause.go);
+	// both guarded by mu.
+	pauseLog []string
+	pauseSeq uint64
 }
 
 var (
@@ -58,6 +63,12 @@ type memoryPace struct {
 	claimedBy string        // the token claiming the host (Claim); "" when none
 	claimTill time.Time     // when claimedBy's claim expires
 	unclaimed time.Time     // when the latest claim ended (Unclaim)
+
+	// The queue (Queuer; memoryqueue.go).
+	issued    int64         // the last ticket given out
+	served    int64         // the last ticket that started; tickets up to it count as started
+	svc       time.Duration // the service time: how long claims took to be unclaimed, smoothed
+	queueTill time.Time     // the latest turn handed out, plus MinPaceKeep
 }
 
 // until is when p may be forgotten: a request after it starts at once.
@@ -71,7 +82,7 @@ func (p memoryPace) until() time.Time {
 	if p.claimedBy != "" && p.claimTill.After(t) {
 		t = p.claimTill
 	}
-	return t
+	return later(t, p.queueTill)
 }
 
 // claimedByOther reports whether a token other than token claims p at now.
@@ -248,9 +259,14 @@ func (m *Memory) Claim(ctx context.Context, host, token string, delay, ttl time.
 	if err := ctx.Err(); err != nil {
 		return 0, false, err
 	}
-	delay, ttl = max(delay, 0), max(ttl, 0)
 	now := m.lock()
 	defer m.mu.Unlock()
+	wait, repaired := m.claimLocked(host, token, max(delay, 0), max(ttl, 0), now)
+	return wait, repaired, nil
+}
+
+// claimLocked is Claim at now. m.mu must be held.
+func (m *Memory) claimLocked(host, token string, delay, ttl time.Duration, now time.Time) (time.Duration, bool) {
 	p, known := m.paces[host]
 	repaired := known && (p.latest.After(now.Add(futureSlack)) || p.unclaimed.After(now.Add(futureSlack)))
 	if repaired {
@@ -261,14 +277,14 @@ func (m *Memory) Claim(ctx context.Context, host, token string, delay, ttl time.
 	}
 	if known && delay > 0 {
 		if p.claimedByOther(token, now) {
-			return max(p.latest.Add(delay).Sub(now), claimPoll(delay)), repaired, nil
+			return max(p.latest.Add(delay).Sub(now), claimPoll(delay)), repaired
 		}
 		ready := p.unclaimed.Add(delay)
 		if p.token != token {
 			ready = later(ready, p.latest.Add(delay))
 		}
 		if wait := ready.Sub(now); wait > 0 {
-			return wait, repaired, nil
+			return wait, repaired
 		}
 	}
 	p.latest, p.token = now, token
@@ -276,12 +292,18 @@ func (m *Memory) Claim(ctx context.Context, host, token string, delay, ttl time.
 		p.delay = delay
 		p.claimedBy, p.claimTill = token, now.Add(ttl)
 	}
+	m.keepPace(host, p, now)
+	return 0, repaired
+}
+
+// keepPace stores p as host's pace, or drops it when nothing in it
+// matters any more. m.mu must be held.
+func (m *Memory) keepPace(host string, p memoryPace, now time.Time) {
 	if p.until().After(now) {
 		m.paces[host] = p
 	} else {
 		delete(m.paces, host)
 	}
-	return 0, repaired, nil
 }
 
 // Unclaim implements Claimer.
@@ -297,8 +319,21 @@ func (m *Memory) Unclaim(ctx context.Context, host, token string) error {
 	}
 	p.claimedBy, p.claimTill = "", time.Time{}
 	p.unclaimed = later(p.unclaimed, now)
+	if p.token == token { // the claim's start: how long its answer took
+		p.svc = smoothService(p.svc, now.Sub(p.latest))
+	}
 	m.paces[host] = p
 	return nil
+}
+
+// smoothService folds one service time into the smoothed one: a quarter
+// of the new sample, the first sample whole.
+func smoothService(svc, sample time.Duration) time.Duration {
+	sample = max(sample, 0)
+	if svc <= 0 {
+		return sample
+	}
+	return (3*svc + sample) / 4
 }
 
 // claimPoll is how long a Claim waits before asking again while another

@@ -45,9 +45,11 @@ const paceMargin = time.Second
 //
 // Besides backend.Backend it implements backend.Starter and
 // backend.Claimer (each request's start paced at the server, and timed from
-// its predecessor's answer), backend.LeaseRenewer (short leases renewed
-// while the fetch runs), backend.Forgetter (the fleet-wide purge) and
-// backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
+// its predecessor's answer), backend.Queuer (a first-come first-served
+// queue per host, answered with the host's back-off), backend.LeaseRenewer
+// (short leases renewed while the fetch runs), backend.Forgetter (the
+// fleet-wide purge), backend.Pauser and backend.PauseWatcher (the shared
+// back-off and the log of pauses begun) and backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
 // checking the lease, writing the record and releasing the lease; Forget
 // two, and Purges two when the log was cut), bounded by WithTimeout and guarded by a circuit breaker
 // (WithBreaker). A caller's cancelled context is returned as is and never

@@ -36,7 +36,7 @@ var scriptNames = func() map[string]string {
 		"lease": leaseScript, "store": storeScript, "reserve": reserveScript, "start": startScript,
 		"claim": claimScript, "unclaim": unclaimScript, "renew": renewScript, "heartbeat": heartbeatScript,
 		"purge": purgeScript, "purge cursor": purgeCursorScript, "pause": pauseSignalScript, "ask": pauseAskScript,
-		"answered": pauseAnsweredScript, "paused": pausedScript,
+		"answered": pauseAnsweredScript, "paused": pausedScript, "queue": queueScript, "claim turn": claimTurnScript,
 	} {
 		m[s.Hash()] = name
 	}

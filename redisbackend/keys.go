@@ -25,6 +25,11 @@ func (k keys) pace(host string) string {
 	return k.prefix + tag(host) + ":pace"
 }
 
+// queue is the key of host's queue (backend.Queuer), beside its pace.
+func (k keys) queue(host string) string {
+	return k.prefix + tag(host) + ":queue"
+}
+
 // fleet is the key of the heartbeat set. It is the one key without a
 // host, alone in its slot.
 func (k keys) fleet() string {
@@ -46,6 +51,12 @@ func (k keys) pause(host string) string {
 // fleet set it has no host, and is alone in its slot.
 func (k keys) pauses() string {
 	return k.prefix + "pauses"
+}
+
+// pauseLog is the key of the log of pauses begun (backend.PauseWatcher).
+// Like the index it has no host, and is alone in its slot.
+func (k keys) pauseLog() string {
+	return k.prefix + "pauselog"
 }
 
 // hostOfOrigin returns the host (with port) of an origin such as

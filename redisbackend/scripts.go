@@ -105,6 +105,14 @@ redis.call('SET', KEYS[1], string.format('%.0f %.0f', start, kept), 'PX', string
 return start - now
 `)
 
+// clockPrelude opens the scripts that read Redis's clock: now is TIME in
+// µs (exact in Lua's doubles until the year 2255).
+const clockPrelude = `
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+`
+
 // pacePrelude opens the scripts that read and write a host's pace key
 // (startScript, claimScript, unclaimScript): it reads Redis's clock and the
 // key, and defines save, which writes the key back with its expiry.
@@ -128,10 +136,7 @@ return start - now
 // sets repaired. The key expires once nothing in it matters: the latest
 // start plus the longer of its delay and ARGV[4], the latest Unclaim plus
 // the delay, and the claim's expiry, whichever is latest, plus the margin.
-const pacePrelude = `
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+const pacePrelude = clockPrelude + `
 local token = ARGV[1]
 local delay = tonumber(ARGV[2])
 local slack = tonumber(ARGV[3])
@@ -197,32 +202,32 @@ save()
 return {0, repaired}
 `)
 
-// claimScript answers backend.Claimer.Claim for one host in one atomic step.
-// Its keys and arguments are pacePrelude's, and ARGV[6] is the claim's
-// ttl in µs. A claim expiring more than ARGV[6] + ARGV[3] ahead of now
-// is broken: it is dropped and repaired is 1. While another token's claim
-// is in force it returns {wait, repaired} with the longer of the time
-// until latest + delay and half the delay (at least a millisecond): the
-// other token's Unclaim is seen before the delay after it passes.
-// Otherwise it waits until the latest Unclaim + delay and, when the token
-// does not own the latest start, latest + delay; once both have passed
-// (or no start is known, or the delay is 0) it grants: now becomes the
+// claimBody is the rest of claimScript and claimTurnScript, after
+// pacePrelude: ARGV[6] is the claim's ttl in µs, and the script defines
+// reply(wait), its answer. A claim expiring more than ARGV[6] + ARGV[3]
+// ahead of now is broken: it is dropped and repaired is 1. While another
+// token's claim is in force it replies the longer of the time until
+// latest + delay and half the delay (at least a millisecond): the other
+// token's Unclaim is seen before the delay after it passes. Otherwise it
+// waits until the latest Unclaim + delay and, when the token does not own
+// the latest start, latest + delay; once both have passed (or no start
+// is known, or the delay is 0) it grants (replies 0): now becomes the
 // latest start, owned and claimed by the token until now + ARGV[6].
-var claimScript = redis.NewScript(pacePrelude + `
+const claimBody = `
 local ttl = tonumber(ARGV[6])
 if claimedBy ~= '' and claimTill > now + ttl + slack then
   claimedBy, claimTill, repaired = '', 0, 1
 end
 if latest ~= nil and delay > 0 then
   if claimedBy ~= '' and claimedBy ~= token and claimTill > now then
-    return {math.max(latest + delay - now, math.floor(delay / 2), 1000), repaired}
+    return reply(math.max(latest + delay - now, math.floor(delay / 2), 1000))
   end
   local ready = unclaimed + delay
   if owner ~= token then
     ready = math.max(ready, latest + delay)
   end
   if ready > now then
-    return {ready - now, repaired}
+    return reply(ready - now)
   end
 end
 if delay > 0 then
@@ -233,13 +238,22 @@ if delay > 0 then
 end
 latest, owner = now, token
 save()
-return {0, repaired}
-`)
+return reply(0)
+`
+
+// claimScript answers backend.Claimer.Claim for one host in one atomic
+// step: pacePrelude and claimBody, replying {wait, repaired}.
+var claimScript = redis.NewScript(pacePrelude + `
+local function reply(wait) return {wait, repaired} end
+` + claimBody)
 
 // unclaimScript answers backend.Claimer.Unclaim for one host: when the
 // token claims it, the claim ends and now becomes the latest Unclaim. Its
-// keys and arguments are pacePrelude's (the delay is not used). It
-// returns 1 when a claim ended, 0 otherwise.
+// arguments are pacePrelude's (the delay is not used), its keys the pace
+// key and the host's queue (queueRead): when the token also owns the
+// latest start, the claim's, the time since it is folded into the
+// queue's service time (a quarter of the new sample), if the host has a
+// queue. It returns 1 when a claim ended, 0 otherwise.
 var unclaimScript = redis.NewScript(pacePrelude + `
 if latest == nil or token == '' or claimedBy ~= token then
   return 0
@@ -247,6 +261,18 @@ end
 claimedBy, claimTill = '', 0
 unclaimed = math.max(unclaimed, now)
 save()
+if owner == token then
+  local qv = redis.pcall('GET', KEYS[2])
+  if type(qv) == 'string' then
+    local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
+    local life = redis.call('PTTL', KEYS[2])
+    if a ~= nil and life > 0 then
+      local svc, sample = tonumber(c), math.max(now - latest, 0)
+      if svc > 0 then svc = math.floor((3 * svc + sample) / 4) else svc = sample end
+      redis.call('SET', KEYS[2], a .. ' ' .. b .. ' ' .. string.format('%.0f', svc), 'PX', life)
+    end
+  end
+end
 return 1
 `)
 

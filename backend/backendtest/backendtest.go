@@ -17,9 +17,14 @@
 // skip): Starter grants a host's next start once its delay has passed,
 // confirms the token it granted the latest start and lets exactly one of many concurrent
 // callers through; Claimer keeps a host claimed until the Unclaim or the
-// claim's expiry and times the next start from the Unclaim; LeaseRenewer extends only the lease in force; Forgetter
+// claim's expiry and times the next start from the Unclaim; Queuer gives
+// each waiting request its own place, a step after the one before, skips
+// a ticket that never comes back after one step, and answers for the
+// host's back-off in the same step (no start while paused, one probe);
+// LeaseRenewer extends only the lease in force; Forgetter
 // deletes a record and its lease and logs the purge in order for every
-// reader's cursor.
+// reader's cursor; PauseWatcher lists every paused host once, then the
+// pauses begun since.
 //
 // The checks are free of timing assumptions wherever the contract allows:
 // pacing is verified from the waits Reserve returns (with a delay of an
@@ -92,6 +97,14 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"PauseOneProbe", testPauseOneProbe},
 		{"PauseProbeFails", testPauseProbeFails},
 		{"PauseConcurrentProbe", testPauseConcurrentProbe},
+		{"QueueSequence", testQueueSequence},
+		{"QueueSpreads", testQueueSpreads},
+		{"QueueSkipsDeadTicket", testQueueSkipsDeadTicket},
+		{"QueueServiceTime", testQueueServiceTime},
+		{"QueueOddCalls", testQueueOddCalls},
+		{"QueuePaused", testQueuePaused},
+		{"QueueProbe", testQueueProbe},
+		{"PausesSince", testPausesSince},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,132 @@
+package backend
+
+// This file is Memory's Queuer: each host's queue of tickets, kept in its
+// pace, and the host's back-off read in the same step.
+
+import (
+	"context"
+	"time"
+
+	"github.com/robotsext/robotsext/internal/pause"
+)
+
+var _ Queuer = (*Memory)(nil)
+
+// minQueueWait is the shortest wait Queue returns when it grants nothing.
+const minQueueWait = time.Millisecond
+
+// Queue implements Queuer.
+func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, delay time.Duration) (Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return Turn{}, err
+	}
+	delay = max(delay, 0)
+	now := m.lock()
+	defer m.mu.Unlock()
+	var t Turn
+	p, known := m.paces[host]
+	if known && (p.latest.After(now.Add(futureSlack)) || p.unclaimed.After(now.Add(futureSlack))) {
+		// Broken times; the queue's numbers are kept, they cannot stall
+		// anybody.
+		p = memoryPace{issued: p.issued, served: p.served, queueTill: p.queueTill}
+		known, t.Repaired = false, true
+	}
+	step := delay + min(p.svc, delay)
+	// ready is when the host became (or becomes) free for the next start;
+	// the zero time when nothing holds it back.
+	var ready time.Time
+	blocked := false // another token probes the host
+	s := m.pauseOf(host, now)
+	if s != nil {
+		switch {
+		case s.Phase == pause.Paused && now.Before(s.Until):
+			p.served = p.issued // the queue is emptied: everyone queues again after the pause
+			m.keepPace(host, p, now)
+			t.Wait = s.Until.Sub(now)
+			t.Pause = PauseState{Phase: PhasePaused, Wait: t.Wait}
+			return t, nil
+		case s.Phase == pause.Paused || s.Phase == pause.Probing:
+			if token != "" && (s.Probe == "" || s.Probe == token || !now.Before(s.ProbeUntil)) {
+				s.Phase, s.Probe, s.ProbeUntil = pause.Probing, token, now.Add(pause.ProbeExpiry)
+				t.Pause.Probe = true
+			} else {
+				blocked = true
+				step = max(step, min(s.Pause/4, pause.MaxFirstGap))
+				ready = now.Add(step)
+			}
+			t.Pause.Phase, t.Pause.Wait = PhaseProbing, max(s.ProbeUntil.Sub(now), 0)
+		case s.Phase == pause.Recovering:
+			next := s.Last.Add(s.Gap)
+			t.Pause.Phase, t.Pause.Wait = PhaseRecovering, max(next.Sub(now), 0)
+			step = max(step, s.Gap)
+			ready = later(ready, next)
+		}
+	}
+	if ticket <= 0 || ticket > p.issued {
+		p.issued++
+		ticket = p.issued
+	}
+	t.Ticket = ticket
+	ahead := max(ticket-p.served-1, 0)
+	if known {
+		ready = later(ready, p.unclaimed.Add(delay))
+		if token == "" || p.token != token {
+			ready = later(ready, p.latest.Add(delay))
+			if !p.unclaimed.After(p.latest) { // not answered yet
+				ready = later(ready, p.latest.Add(step))
+			}
+		}
+		if p.claimedByOther(token, now) {
+			ready = later(ready, later(p.latest.Add(step), now.Add(minQueueWait)))
+		}
+	}
+	turn := ready.Add(time.Duration(ahead) * step)
+	if !blocked && (delay == 0 || !now.Before(turn)) {
+		p.latest, p.token = now, token
+		if delay > 0 {
+			p.delay = delay
+		}
+		p.served = max(p.served, ticket)
+		if s != nil && s.Phase == pause.Recovering {
+			s.Last = now
+		}
+		m.keepPace(host, p, now)
+		return t, nil
+	}
+	t.Wait, t.Ahead = max(turn.Sub(now), minQueueWait), ahead
+	// The tickets given out must outlive the longest wait handed out.
+	last := ready.Add(time.Duration(max(p.issued-p.served-1, 0)) * step)
+	p.queueTill = later(p.queueTill, later(last, now.Add(t.Wait)).Add(MinPaceKeep))
+	m.keepPace(host, p, now)
+	return t, nil
+}
+
+// ClaimTurn implements Queuer.
+func (m *Memory) ClaimTurn(ctx context.Context, host, token string, delay, ttl time.Duration) (Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return Turn{}, err
+	}
+	now := m.lock()
+	defer m.mu.Unlock()
+	var t Turn
+	if s := m.pauseOf(host, now); s != nil {
+		switch {
+		case s.Phase == pause.Paused && now.Before(s.Until):
+			t.Wait = s.Until.Sub(now)
+			t.Pause = PauseState{Phase: PhasePaused, Wait: t.Wait}
+			return t, nil
+		case s.Phase == pause.Paused || s.Phase == pause.Probing:
+			if token == "" || (s.Probe != "" && s.Probe != token && now.Before(s.ProbeUntil)) {
+				t.Wait = max(s.ProbeUntil.Sub(now), minQueueWait)
+				t.Pause = PauseState{Phase: PhaseProbing, Wait: max(s.ProbeUntil.Sub(now), 0)}
+				return t, nil
+			}
+			s.Phase, s.Probe, s.ProbeUntil = pause.Probing, token, now.Add(pause.ProbeExpiry)
+			t.Pause = PauseState{Phase: PhaseProbing, Wait: pause.ProbeExpiry, Probe: true}
+		case s.Phase == pause.Recovering:
+			t.Pause = PauseState{Phase: PhaseRecovering, Wait: max(s.Last.Add(s.Gap).Sub(now), 0)}
+		}
+	}
+	t.Wait, t.Repaired = m.claimLocked(host, token, max(delay, 0), max(ttl, 0), now)
+	return t, nil
+}
