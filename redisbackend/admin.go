@@ -185,8 +185,8 @@ const scanCount = 1000
 //
 // ScanOrigins stops at fn's first error and returns it.
 func (b *Backend) ScanOrigins(ctx context.Context, hostGlob string, fn func(origins []string) error) error {
-	if b.client == nil {
-		return ErrNoClient
+	if err := b.usable(); err != nil {
+		return err
 	}
 	hostMatch := "*"
 	if hostGlob != "" {
@@ -280,8 +280,8 @@ func globEscape(s string) string {
 // latest purge), so it is told apart from a prefix that never held
 // anything.
 func (b *Backend) HasState(ctx context.Context) (bool, error) {
-	if b.client == nil {
-		return false, ErrNoClient
+	if err := b.usable(); err != nil {
+		return false, err
 	}
 	found := false
 	err := b.do(ctx, "scan", b.cfg.prefix+"*", func(ctx context.Context) error {
@@ -298,9 +298,20 @@ func (b *Backend) HasState(ctx context.Context) (bool, error) {
 			found = true
 			return nil
 		}
-		it := b.client.Scan(ctx, 0, globEscape(b.cfg.prefix)+"{*", 1000).Iterator()
-		found = it.Next(ctx)
-		return it.Err()
+		var mu sync.Mutex
+		scan := func(ctx context.Context, c redis.UniversalClient) error {
+			it := c.Scan(ctx, 0, globEscape(b.cfg.prefix)+"{*", 1000).Iterator()
+			hit := it.Next(ctx)
+			mu.Lock()
+			found = found || hit
+			mu.Unlock()
+			return it.Err()
+		}
+		if cc, ok := b.client.(*redis.ClusterClient); ok {
+			// Each master holds its own slots' keys.
+			return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error { return scan(ctx, c) })
+		}
+		return scan(ctx, b.client)
 	})
 	if err != nil {
 		return false, fmt.Errorf("redisbackend: look for keys under %q: %w", b.cfg.prefix, err)

@@ -24,6 +24,22 @@ var ErrUnavailable = errors.New("redisbackend: redis unavailable (circuit open)"
 // client (a zero Backend, or New(nil)).
 var ErrNoClient = errors.New("redisbackend: no redis client")
 
+// ErrBadPrefix is returned (wrapped) by every method of a Backend made
+// with a key prefix holding '{' or '}' (WithPrefix): Redis Cluster hashes
+// the first {...} of a key, so such a prefix would put every key of the
+// fleet in one slot, on one node, and no longer the host's keys in the
+// host's slot. CheckPrefix tells beforehand.
+var ErrBadPrefix = errors.New("redisbackend: key prefix holds a brace")
+
+// CheckPrefix returns nil when prefix may start a Backend's keys, and an
+// error wrapping ErrBadPrefix when it holds '{' or '}'.
+func CheckPrefix(prefix string) error {
+	if strings.ContainsAny(prefix, "{}") {
+		return fmt.Errorf("%w: %q (Redis Cluster would read it as every key's hash tag)", ErrBadPrefix, prefix)
+	}
+	return nil
+}
+
 // minRecordTTL is the shortest life a record key gets, so that a record
 // already past its KeepUntil when stored still serves the fleet briefly.
 const minRecordTTL = time.Minute
@@ -57,6 +73,7 @@ const paceMargin = time.Second
 type Backend struct {
 	client   redis.UniversalClient
 	cfg      config
+	refused  error // why every call fails (ErrNoClient, a bad prefix); nil: none
 	keys     keys
 	br       breaker
 	fleet    fleet
@@ -96,7 +113,23 @@ func New(client redis.UniversalClient, opts ...Option) *Backend {
 	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now}
 	b.fleet.init(cfg.workerID, cfg.fleetSize)
 	b.enforced = contextTimeouts(client)
+	switch {
+	case client == nil:
+		b.refused = ErrNoClient
+	case CheckPrefix(cfg.prefix) != nil:
+		b.refused = CheckPrefix(cfg.prefix)
+		cfg.log().Error("redisbackend: every call will fail: " + b.refused.Error())
+	}
 	return b
+}
+
+// usable returns nil, or why every call of b fails: it has no client (a
+// zero Backend, or New(nil)) or a bad prefix.
+func (b *Backend) usable() error {
+	if b.client == nil {
+		return ErrNoClient
+	}
+	return b.refused
 }
 
 // contextTimeouts reports whether client bounds its socket I/O by the
@@ -154,8 +187,8 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.client == nil {
-		return ErrNoClient
+	if err := b.usable(); err != nil {
+		return err
 	}
 	if !b.br.allow() {
 		b.rejected.Add(1)

@@ -73,8 +73,8 @@ func (b *Backend) EvictionPolicy() string {
 // before the crawl. The error is CONFIG GET's, such as a refusal; it
 // does not count against the breaker.
 func (b *Backend) CheckEviction(ctx context.Context) (string, error) {
-	if b.client == nil {
-		return "", ErrNoClient
+	if err := b.usable(); err != nil {
+		return "", err
 	}
 	var policy string
 	read := func(ctx context.Context, c redis.UniversalClient) error {

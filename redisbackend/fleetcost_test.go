@@ -122,6 +122,7 @@ type costSite struct {
 	serve time.Duration
 
 	mu          sync.Mutex
+	robots      int       // robots.txt requests
 	pages       []arrival // page requests, as they arrived
 	onWire      int       // page requests being answered now
 	maxOnWire   int       // the most at once
@@ -136,6 +137,9 @@ func newCostSite(t testing.TB, delay, serve time.Duration) *costSite {
 	robots := fmt.Sprintf("User-agent: *\nCrawl-delay: %g\n", delay.Seconds())
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
+			s.mu.Lock()
+			s.robots++
+			s.mu.Unlock()
 			fmt.Fprint(w, robots)
 			return
 		}
@@ -173,11 +177,14 @@ func (s *costSite) arrivals() []arrival {
 	return a
 }
 
-// fleetRun is one crawl of a costSite by a fleet of in-process workers.
+// fleetRun is one crawl of costSites by a fleet of in-process workers.
 type fleetRun struct {
-	workers  int
-	pages    int // the fleet's, spread over the workers round robin
-	prefix   string
+	workers int
+	pages   int // the fleet's per site, spread over the workers round robin
+	prefix  string
+	// client makes each worker's client; nil: a redis.Client of the
+	// server crawlCost is given, with clientOptions.
+	client   func() redis.UniversalClient
 	log      *callLog
 	elapsed  time.Duration
 	started  time.Time
@@ -187,9 +194,27 @@ type fleetRun struct {
 }
 
 // crawlCost runs run.workers workers over s on the server at network/addr
-// and fills run. Every client logs its calls in run.log. The workers start
-// together; each visits its pages in order and waits for its collector.
+// and fills run; see crawlSites.
 func crawlCost(t testing.TB, network, addr string, s *costSite, run *fleetRun) {
+	t.Helper()
+	if run.client == nil {
+		run.client = func() redis.UniversalClient {
+			o := clientOptions(network, addr)
+			// A loaded 2-CPU machine: calls slower than production's
+			// bound would send workers to their local fallback and
+			// change what is measured.
+			o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolSize = 2*time.Second, 2*time.Second, 2*time.Second, 4
+			return redis.NewClient(o)
+		}
+	}
+	crawlSites(t, []*costSite{s}, run)
+}
+
+// crawlSites runs run.workers workers over the sites, each with a client
+// of its own (run.client) that logs its calls in run.log, and fills run.
+// The workers start together; each visits its pages in order, a page of
+// each site in turn, and waits for its collector.
+func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 	t.Helper()
 	if run.log == nil {
 		run.log = &callLog{}
@@ -201,12 +226,7 @@ func crawlCost(t testing.TB, network, addr string, s *costSite, run *fleetRun) {
 	}
 	ws := make([]worker, run.workers)
 	for i := range ws {
-		o := clientOptions(network, addr)
-		// A loaded 2-CPU machine: calls slower than production's bound
-		// would send workers to their local fallback and change what is
-		// measured.
-		o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolSize = 2*time.Second, 2*time.Second, 2*time.Second, 4
-		client := redis.NewClient(o)
+		client := run.client()
 		t.Cleanup(func() { _ = client.Close() })
 		client.AddHook(run.log)
 		b := New(client, WithPrefix(run.prefix), WithTimeout(2*time.Second), WithWorkerID(fmt.Sprintf("w%d", i)))
@@ -240,7 +260,9 @@ func crawlCost(t testing.TB, network, addr string, s *costSite, run *fleetRun) {
 		go func() {
 			defer wg.Done()
 			for p := i; p < run.pages; p += run.workers {
-				_ = w.c.Visit(fmt.Sprintf("%s/w%d/page%d", s.URL, i, p))
+				for _, s := range sites {
+					_ = w.c.Visit(fmt.Sprintf("%s/w%d/page%d", s.URL, i, p))
+				}
 			}
 			w.c.Wait()
 		}()

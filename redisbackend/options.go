@@ -64,7 +64,10 @@ func newConfig(opts []Option) config {
 // WithPrefix sets the string every key starts with, "robotsext:" by
 // default, so that several crawls (or a test and a production crawl) can
 // share one Redis without sharing state. Backends of one crawl must use
-// the same prefix. An empty prefix restores the default.
+// the same prefix. An empty prefix restores the default. A prefix holding
+// '{' or '}' is refused: Redis Cluster would hash every key by it, all in
+// one slot; the Backend then logs an error at New and every call fails
+// with an error wrapping ErrBadPrefix (check with CheckPrefix first).
 func WithPrefix(prefix string) Option {
 	return func(c *config) {
 		if prefix == "" {

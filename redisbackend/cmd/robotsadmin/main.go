@@ -12,7 +12,10 @@
 //
 // Flags:
 //
-//	-redis ADDR    host:port, unix:/path/to/socket or a redis:// URL (password, database); default localhost:6379
+//	-redis ADDR    host:port, unix:/path/to/socket or a redis:// URL (password, database); default localhost:6379;
+//	               for a Redis Cluster, its nodes' host:port separated by commas (one is enough with -cluster)
+//	-cluster       -redis names a Redis Cluster: one or more nodes (host:port, comma-separated), or a
+//	               redis:// URL with more nodes as addr= parameters; implied by several addresses
 //	-prefix P      the workers' key prefix (redisbackend.WithPrefix); default "robotsext:"
 //	-agent TOKEN   the product token whose Crawl-delay is shown; default "*"
 //	-timeout D     the bound on each Redis call (not on the command); default 5s
@@ -43,10 +46,13 @@
 // (and user name) of a -redis URL is never printed: every message shows
 // it as xxxxx.
 //
+// On a Redis Cluster, list scans every master and show and purge go to
+// the node that holds the origin's slot; the commands are the same.
+//
 // Every error (Redis unreachable, a wrong prefix under which nothing was
 // ever stored, an origin without a record, bad arguments such as an empty
-// -prefix or a port outside 1-65535) is one line on standard error and
-// exit status 2.
+// -prefix, one holding a brace, or a port outside 1-65535) is one line on
+// standard error and exit status 2.
 package main
 
 import (
@@ -55,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -89,7 +96,8 @@ func (e usageError) Error() string { return e.msg }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("robotsadmin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("redis", "localhost:6379", "Redis: host:port, unix:/path or a redis:// URL")
+	addr := fs.String("redis", "localhost:6379", "Redis: host:port, unix:/path or a redis:// URL; a Cluster: its nodes' host:port, comma-separated")
+	cluster := fs.Bool("cluster", false, "-redis names a Redis Cluster (implied by several addresses)")
 	prefix := fs.String("prefix", redisbackend.DefaultPrefix, "the workers' key prefix")
 	agent := fs.String("agent", "*", "product token whose Crawl-delay is shown")
 	timeout := fs.Duration("timeout", 5*time.Second, "bound on each Redis call (not on the command)")
@@ -110,12 +118,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	prefixGiven := false
 	fs.Visit(func(f *flag.Flag) { prefixGiven = prefixGiven || f.Name == "prefix" })
 	var err error
-	if prefixGiven && *prefix == "" {
+	switch {
+	case prefixGiven && *prefix == "":
 		err = usageError{fmt.Sprintf("-prefix is empty: give the workers' key prefix (redisbackend.WithPrefix; the default is %q)", redisbackend.DefaultPrefix)}
-	} else {
+	case redisbackend.CheckPrefix(*prefix) != nil:
+		err = usageError{"-prefix: " + redisbackend.CheckPrefix(*prefix).Error()}
+	default:
 		f := filter{host: *host}
 		if f.states, err = parseStates(*state); err == nil {
-			err = dispatch(fs.Args(), *addr, *prefix, *agent, *timeout, f, stdout, stderr)
+			err = dispatch(fs.Args(), server{addr: *addr, cluster: *cluster}, *prefix, *agent, *timeout, f, stdout, stderr)
 		}
 	}
 	if err == nil {
@@ -128,8 +139,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// server is where -redis and -cluster say Redis is.
+type server struct {
+	addr    string
+	cluster bool
+}
+
 // dispatch runs one subcommand.
-func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, f filter, w, stderr io.Writer) error {
+func dispatch(args []string, srv server, prefix, agent string, timeout time.Duration, f filter, w, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError{"no command given"}
 	}
@@ -151,19 +168,16 @@ func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, 
 	case cmd != "list" && (f.host != "" || f.states != nil):
 		return usageError{"-host and -state filter list; " + cmd + " takes one origin"}
 	}
-	opts, err := clientOptions(addr)
+	client, err := newClient(srv, timeout)
 	if err != nil {
 		return err
 	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
-	opts.MaxRetries = -1 // one clear error rather than three slow ones
-	client := redis.NewClient(opts)
 	defer client.Close()
 	pctx, cancel := context.WithTimeout(context.Background(), timeout)
 	err = client.Ping(pctx).Err()
 	cancel()
 	if err != nil {
-		return fmt.Errorf("cannot reach Redis at %s: %v", addr, err) // run redacts addr's credentials
+		return fmt.Errorf("cannot reach Redis at %s: %v", srv.addr, err) // run redacts addr's credentials
 	}
 	// Each call of the Backend is bounded by timeout; the command is not.
 	ctx := context.Background()
@@ -180,7 +194,50 @@ func dispatch(args []string, addr, prefix, agent string, timeout time.Duration, 
 	}
 }
 
-// clientOptions reads -redis.
+// newClient makes the client of srv: a ClusterClient for a Cluster (-cluster,
+// or several addresses), else a Client, each call bounded by timeout and
+// not retried (one clear error rather than three slow ones).
+func newClient(srv server, timeout time.Duration) (redis.UniversalClient, error) {
+	if !srv.cluster && !strings.Contains(srv.addr, ",") {
+		opts, err := clientOptions(srv.addr)
+		if err != nil {
+			return nil, err
+		}
+		opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
+		opts.MaxRetries = -1
+		return redis.NewClient(opts), nil
+	}
+	opts, err := clusterOptions(srv.addr)
+	if err != nil {
+		return nil, err
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = timeout, timeout, timeout
+	opts.MaxRetries = -1
+	return redis.NewClusterClient(opts), nil
+}
+
+// clusterOptions reads -redis for a Cluster: host:port addresses separated
+// by commas, or a redis:// URL (more nodes as addr= parameters).
+func clusterOptions(addr string) (*redis.ClusterOptions, error) {
+	if strings.HasPrefix(addr, "redis://") || strings.HasPrefix(addr, "rediss://") {
+		o, err := redis.ParseClusterURL(addr)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("-redis %q: %v", addr, err)}
+		}
+		return o, nil
+	}
+	var addrs []string
+	for a := range strings.SplitSeq(addr, ",") {
+		a = strings.TrimSpace(a)
+		if _, _, err := net.SplitHostPort(a); err != nil || strings.HasPrefix(a, "unix:") {
+			return nil, usageError{fmt.Sprintf("-redis %q: a Redis Cluster's nodes are host:port, comma-separated (%q is not)", addr, a)}
+		}
+		addrs = append(addrs, a)
+	}
+	return &redis.ClusterOptions{Addrs: addrs}, nil
+}
+
+// clientOptions reads -redis for one server.
 func clientOptions(addr string) (*redis.Options, error) {
 	switch {
 	case strings.HasPrefix(addr, "redis://") || strings.HasPrefix(addr, "rediss://") || strings.HasPrefix(addr, "unix://"):
