@@ -67,7 +67,7 @@ type memoryPace struct {
 	// The queue (Queuer; memoryqueue.go).
 	issued    int64         // the last ticket given out
 	served    int64         // the last ticket that started; tickets up to it count as started
-	svc       time.Duration // the service time: how long claims took to be unclaimed, smoothed
+	cycle     time.Duration // the time between starts while requests queue, smoothed
 	queueTill time.Time     // the latest turn handed out, plus MinPaceKeep
 }
 
@@ -319,21 +319,8 @@ func (m *Memory) Unclaim(ctx context.Context, host, token string) error {
 	}
 	p.claimedBy, p.claimTill = "", time.Time{}
 	p.unclaimed = later(p.unclaimed, now)
-	if p.token == token { // the claim's start: how long its answer took
-		p.svc = smoothService(p.svc, now.Sub(p.latest))
-	}
 	m.paces[host] = p
 	return nil
-}
-
-// smoothService folds one service time into the smoothed one: a quarter
-// of the new sample, the first sample whole.
-func smoothService(svc, sample time.Duration) time.Duration {
-	sample = max(sample, 0)
-	if svc <= 0 {
-		return sample
-	}
-	return (3*svc + sample) / 4
 }
 
 // claimPoll is how long a Claim waits before asking again while another

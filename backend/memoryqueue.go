@@ -12,8 +12,16 @@ import (
 
 var _ Queuer = (*Memory)(nil)
 
-// minQueueWait is the shortest wait Queue returns when it grants nothing.
-const minQueueWait = time.Millisecond
+const (
+	// minQueueWait is the shortest wait Queue returns when it grants
+	// nothing.
+	minQueueWait = time.Millisecond
+	// turnGrace divides the step into the grace a request with tickets
+	// ahead of it gives them: the one right behind the next to go comes
+	// back a step/turnGrace after the host is ready and goes should that
+	// one be late.
+	turnGrace = 8
+)
 
 // Queue implements Queuer.
 func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, delay time.Duration) (Turn, error) {
@@ -31,7 +39,7 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 		p = memoryPace{issued: p.issued, served: p.served, queueTill: p.queueTill}
 		known, t.Repaired = false, true
 	}
-	step := delay + min(p.svc, delay)
+	step := stepOf(p.cycle, delay)
 	// ready is when the host became (or becomes) free for the next start;
 	// the zero time when nothing holds it back.
 	var ready time.Time
@@ -62,6 +70,7 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			ready = later(ready, next)
 		}
 	}
+	waited := known && ticket > 0 && ticket <= p.issued // asking again: the host was busy meanwhile
 	if ticket <= 0 || ticket > p.issued {
 		p.issued++
 		ticket = p.issued
@@ -80,12 +89,24 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			ready = later(ready, later(p.latest.Add(step), now.Add(minQueueWait)))
 		}
 	}
-	turn := ready.Add(time.Duration(ahead) * step)
+	turn := ready
+	if ahead > 0 {
+		turn = turn.Add(time.Duration(ahead-1)*step + step/turnGrace)
+	}
 	if !blocked && (delay == 0 || !now.Before(turn)) {
-		p.latest, p.token = now, token
 		if delay > 0 {
 			p.delay = delay
 		}
+		if waited && delay > 0 && !p.latest.IsZero() {
+			// The time since the previous start: one cycle of the queue.
+			sample := min(max(now.Sub(p.latest), delay), 2*delay)
+			if p.cycle <= 0 {
+				p.cycle = sample
+			} else {
+				p.cycle = (3*p.cycle + sample) / 4
+			}
+		}
+		p.latest, p.token = now, token
 		p.served = max(p.served, ticket)
 		if s != nil && s.Phase == pause.Recovering {
 			s.Last = now
@@ -99,6 +120,15 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 	p.queueTill = later(p.queueTill, later(last, now.Add(t.Wait)).Add(MinPaceKeep))
 	m.keepPace(host, p, now)
 	return t, nil
+}
+
+// stepOf returns a host's step: its cycle, within the delay and twice
+// it; the delay while no cycle was seen.
+func stepOf(cycle, delay time.Duration) time.Duration {
+	if cycle <= 0 {
+		return delay
+	}
+	return min(max(cycle, delay), 2*delay)
 }
 
 // ClaimTurn implements Queuer.

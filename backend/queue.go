@@ -88,10 +88,12 @@ type Turn struct {
 // once its response headers (or its error) came.
 //
 // A Queuer keeps, per host, besides a Claimer's state, the last ticket it
-// gave out, the last one that started, and how long the latest claimed
-// request took to be answered (its service time). A host's step is its
-// delay plus that service time, the service time counted up to the delay
-// at most. Queue, timed by the backend's clock:
+// gave out, the last one that started, and its cycle: the time between
+// two starts while requests queue for it (the delay, the time the
+// request took to be answered, and the next one's way to the backend),
+// smoothed over the latest starts of requests that had asked before. A
+// host's step is its cycle, within the delay and twice the delay; the
+// delay before any cycle was seen. Queue, timed by the backend's clock:
 //
 //   - gives a request asking without a ticket (0), or with one the
 //     backend no longer knows (its state expired or was repaired), the
@@ -102,16 +104,19 @@ type Turn struct {
 //     not); and, while another token's claim is in force, not before a
 //     step after the latest start nor before now;
 //   - grants (Wait 0), recording (now, token) as the latest start as
-//     Start does, when delay is 0 or when now is at least the host's
-//     readiness plus one step per ticket ahead (Ahead: tickets before the
-//     request's own that have not started). A ticket ahead whose request
-//     never comes back (it was cancelled, its worker died) therefore
-//     holds the queue back by one step at most;
-//   - otherwise grants nothing, and Wait is until that time (at least a
-//     millisecond). Outside a back-off it is at most (Ahead + 1) steps
-//     past the host's readiness, itself at most a step away, so each
-//     waiting request asks about once when its turn comes rather than at
-//     every delay, however many wait.
+//     Start does, when delay is 0 or when the request's turn has come:
+//     with no ticket ahead (Ahead: tickets before the request's own that
+//     have not started), once the host is ready; with k ahead, an eighth
+//     of a step and k - 1 steps after that. The request right behind the
+//     next to go is thus there to take the start should that one come
+//     late, and a ticket whose request never comes back (it was
+//     cancelled, its worker died) holds the queue back by a step at
+//     most;
+//   - otherwise grants nothing, and Wait is until the turn (at least a
+//     millisecond). Outside a back-off it is at most Ahead steps past the
+//     host's readiness, itself at most a step away, so each waiting
+//     request asks about twice (once as the one behind, once as the next)
+//     rather than at every delay, however many wait.
 //
 // A Queuer that is also a Pauser answers, in the same step, for the
 // host's back-off as Pauser.Ask would for token, and reports it in Pause:
@@ -133,8 +138,7 @@ type Turn struct {
 // (Wait is until that probe expires; the caller goes back to Queue or
 // Ask), making token the probe when the pause has ended and nobody
 // probes, and reporting the back-off in Pause. It does not hold back a
-// recovering host: Queue spaced the request's start. Unclaim also
-// records the service time of the claim it ends.
+// recovering host: Queue spaced the request's start.
 type Queuer interface {
 	Claimer
 	// Queue asks for request token's turn to start on host, with the

@@ -212,8 +212,11 @@ func crawlCost(t testing.TB, network, addr string, s *costSite, run *fleetRun) {
 
 // crawlSites runs run.workers workers over the sites, each with a client
 // of its own (run.client) that logs its calls in run.log, and fills run.
-// The workers start together; each visits its pages in order, a page of
-// each site in turn, and waits for its collector.
+// The fleet's k-th page goes to worker k mod workers and to site
+// (k + k/workers) mod sites, so that every worker has pages on every site
+// when it has enough pages, and the sites share the workers evenly when
+// not. The workers start together; each visits its pages in order and
+// waits for its collector.
 func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 	t.Helper()
 	if run.log == nil {
@@ -259,10 +262,9 @@ func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for p := i; p < run.pages; p += run.workers {
-				for _, s := range sites {
-					_ = w.c.Visit(fmt.Sprintf("%s/w%d/page%d", s.URL, i, p))
-				}
+			for k := i; k < run.pages*len(sites); k += run.workers {
+				s := sites[(k+k/run.workers)%len(sites)]
+				_ = w.c.Visit(fmt.Sprintf("%s/w%d/page%d", s.URL, i, k))
 			}
 			w.c.Wait()
 		}()

@@ -249,11 +249,8 @@ local function reply(wait) return {wait, repaired} end
 
 // unclaimScript answers backend.Claimer.Unclaim for one host: when the
 // token claims it, the claim ends and now becomes the latest Unclaim. Its
-// arguments are pacePrelude's (the delay is not used), its keys the pace
-// key and the host's queue (queueRead): when the token also owns the
-// latest start, the claim's, the time since it is folded into the
-// queue's service time (a quarter of the new sample), if the host has a
-// queue. It returns 1 when a claim ended, 0 otherwise.
+// keys and arguments are pacePrelude's (the delay is not used). It
+// returns 1 when a claim ended, 0 otherwise.
 var unclaimScript = redis.NewScript(pacePrelude + `
 if latest == nil or token == '' or claimedBy ~= token then
   return 0
@@ -261,18 +258,6 @@ end
 claimedBy, claimTill = '', 0
 unclaimed = math.max(unclaimed, now)
 save()
-if owner == token then
-  local qv = redis.pcall('GET', KEYS[2])
-  if type(qv) == 'string' then
-    local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
-    local life = redis.call('PTTL', KEYS[2])
-    if a ~= nil and life > 0 then
-      local svc, sample = tonumber(c), math.max(now - latest, 0)
-      if svc > 0 then svc = math.floor((3 * svc + sample) / 4) else svc = sample end
-      redis.call('SET', KEYS[2], a .. ' ' .. b .. ' ' .. string.format('%.0f', svc), 'PX', life)
-    end
-  end
-end
 return 1
 `)
 

@@ -64,8 +64,9 @@ const callSlack = time.Minute
 
 // testQueueSequence: with a delay of an hour, a fresh host is granted at
 // once and its owner again; the next ticket waits about a delay, the one
-// after it about two; asking again keeps the place; at the wire the owner
-// claims and the others wait.
+// after it an eighth of a step more, the one after that a step more;
+// asking again keeps the place; at the wire the owner claims and the
+// others wait.
 func testQueueSequence(t *testing.T, b backend.Backend) {
 	q := queuer(t, b)
 	const host = "queue.example"
@@ -84,8 +85,11 @@ func testQueueSequence(t *testing.T, b backend.Backend) {
 	if bt.Ahead != 0 || bt.Wait < paceDelay-callSlack || bt.Wait > 2*paceDelay {
 		t.Errorf("the second ticket: %+v; want none ahead, a wait of about a delay", bt)
 	}
-	if ct.Ahead != 1 || ct.Wait < bt.Wait+paceDelay-callSlack || ct.Wait > 4*paceDelay {
-		t.Errorf("the third ticket: %+v; want one ahead, a delay after the second (%v)", ct, bt.Wait)
+	if ct.Ahead != 1 || ct.Wait < bt.Wait+paceDelay/8-callSlack || ct.Wait > bt.Wait+paceDelay/4 {
+		t.Errorf("the third ticket: %+v; want one ahead, an eighth of a step after the second (%v)", ct, bt.Wait)
+	}
+	if dt := mustQueue(t, q, host, "d", 0, paceDelay); dt.Ahead != 2 || dt.Wait < ct.Wait+paceDelay-callSlack || dt.Wait > 4*paceDelay {
+		t.Errorf("the fourth ticket: %+v; want two ahead, a delay after the third (%v)", dt, ct.Wait)
 	}
 	if again := mustQueue(t, q, host, "c", ct.Ticket, paceDelay); again.Ticket != ct.Ticket || again.Ahead != 1 || again.Wait > ct.Wait {
 		t.Errorf("asking again with the ticket = %+v; want the same place (%+v)", again, ct)
@@ -102,8 +106,9 @@ func testQueueSequence(t *testing.T, b backend.Backend) {
 }
 
 // testQueueSpreads: of many requests queueing at once behind a start,
-// each gets its own place and a wait a delay after the place before: the
-// requests ask again one at a time, not all at each delay.
+// each gets its own place and a wait a delay after the place before (an
+// eighth of a step between the first two): the requests ask again one at
+// a time, not all at each delay.
 func testQueueSpreads(t *testing.T, b backend.Backend) {
 	q := queuer(t, b)
 	const host, n = "crowd-queue.example", 16
@@ -127,8 +132,11 @@ func testQueueSpreads(t *testing.T, b backend.Backend) {
 		if turn.Ahead != int64(i) || turn.Wait == 0 {
 			t.Fatalf("places of %d concurrent Queues: %+v; want one each, 0 to %d ahead, none granted", n, turns, n-1)
 		}
-		if i > 0 && turn.Wait < turns[i-1].Wait+paceDelay-callSlack {
+		if i > 1 && turn.Wait < turns[i-1].Wait+paceDelay-callSlack {
 			t.Errorf("the wait with %d ahead is %v, with %d ahead %v; want a delay between them", i, turn.Wait, i-1, turns[i-1].Wait)
+		}
+		if i == 1 && turn.Wait < turns[0].Wait+paceDelay/8-callSlack {
+			t.Errorf("the wait with 1 ahead is %v, with none %v; want an eighth of a step between them", turn.Wait, turns[0].Wait)
 		}
 		if turn.Wait > time.Duration(turn.Ahead+2)*2*paceDelay {
 			t.Errorf("the wait with %d ahead is %v; want at most %d steps", i, turn.Wait, turn.Ahead+2)
@@ -167,20 +175,31 @@ func testQueueSkipsDeadTicket(t *testing.T, b backend.Backend) {
 	}
 }
 
-// testQueueServiceTime: the time a claim took to be unclaimed widens the
-// step between places. Seen with a delay of an hour and a claim of about
-// 200 ms.
-func testQueueServiceTime(t *testing.T, b backend.Backend) {
+// testQueueCycle: a host whose requests take longer than the delay to
+// follow one another widens its step: after a start that came 2.6 delays
+// after the previous one (its claim held for 1.6), places are more than
+// 1.25 delays apart. Real time: a delay of 50 ms.
+func testQueueCycle(t *testing.T, b backend.Backend) {
 	q := queuer(t, b)
-	const host, held = "service.example", 200 * time.Millisecond
-	mustQueue(t, q, host, "a", 0, paceDelay)
-	mustClaimTurn(t, q, host, "a", paceDelay, paceDelay)
-	time.Sleep(held)
+	const host, delay = "cycle.example", 50 * time.Millisecond
+	mustQueue(t, q, host, "a", 0, delay)
+	mustClaimTurn(t, q, host, "a", delay, time.Minute)
+	bt := mustQueue(t, q, host, "b", 0, delay)
+	time.Sleep(delay * 8 / 5)
 	mustUnclaim(t, q, host, "a")
-	bt := mustQueue(t, q, host, "b", 0, paceDelay)
-	ct := mustQueue(t, q, host, "c", 0, paceDelay)
-	if step := ct.Wait - bt.Wait; step < paceDelay+held/2 {
-		t.Errorf("places a step apart wait %v and %v; want the step to count the claim's %v", bt.Wait, ct.Wait, held)
+	deadline := time.Now().Add(10 * time.Second)
+	for bt.Wait > 0 { // granted no sooner than a delay after the Unclaim
+		if time.Now().After(deadline) {
+			t.Fatalf("b still waits %v after ten seconds", bt.Wait)
+		}
+		time.Sleep(bt.Wait)
+		bt = mustQueue(t, q, host, "b", bt.Ticket, delay)
+	}
+	mustQueue(t, q, host, "c", 0, delay)
+	ct := mustQueue(t, q, host, "d", 0, delay)
+	dt := mustQueue(t, q, host, "e", 0, delay)
+	if step := dt.Wait - ct.Wait; step < delay*5/4 || step > 2*delay {
+		t.Errorf("places a step apart wait %v and %v; want the step between 1.25 and 2 delays", ct.Wait, dt.Wait)
 	}
 }
 
