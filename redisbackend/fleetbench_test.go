@@ -162,6 +162,14 @@ func BenchmarkFleet(b *testing.B) {
 				if got := run.got.Load(); got != int64(pages) {
 					b.Errorf("%d pages answered; want %d", got, pages)
 				}
+				var errs, anomalies uint64
+				for _, st := range run.stats {
+					errs += st.BackendErrors
+					anomalies += st.BackendAnomalies
+				}
+				// A failed call sends its worker to local pacing for a
+				// while: what is measured is then not the fleet's pace.
+				b.Logf("backend errors %d, anomalies %d", errs, anomalies)
 				reportFleet(b, n, pages, run.elapsed, run.log, run.started, run.finished.Add(time.Second), before, after)
 			}
 		})
