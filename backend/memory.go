@@ -67,7 +67,7 @@ type memoryPace struct {
 	// The queue (Queuer; memoryqueue.go).
 	issued    int64         // the last ticket given out
 	served    int64         // the last ticket that started; tickets up to it count as started
-	cycle     time.Duration // the time between starts while requests queue, smoothed
+	svc       time.Duration // the service time: how long claims took to be unclaimed (svcSample)
 	queueTill time.Time     // the latest turn handed out, plus MinPaceKeep
 }
 
@@ -319,8 +319,24 @@ func (m *Memory) Unclaim(ctx context.Context, host, token string) error {
 	}
 	p.claimedBy, p.claimTill = "", time.Time{}
 	p.unclaimed = later(p.unclaimed, now)
+	if p.token == token { // the claim's own start: how long its answer took
+		p.svc = svcSample(p.svc, now.Sub(p.latest))
+	}
 	m.paces[host] = p
 	return nil
+}
+
+// svcSample folds one service time into a host's, which starts at 0: a
+// shorter one replaces it, a longer one moves it an eighth of the way.
+// Erring short keeps queued requests from coming back after their turn
+// (the host would sit idle); they come back early, and ask once more,
+// instead.
+func svcSample(svc, sample time.Duration) time.Duration {
+	sample = max(sample, 0)
+	if sample < svc {
+		return sample
+	}
+	return svc + (sample-svc)/8
 }
 
 // claimPoll is how long a Claim waits before asking again while another

@@ -39,7 +39,7 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 		p = memoryPace{issued: p.issued, served: p.served, queueTill: p.queueTill}
 		known, t.Repaired = false, true
 	}
-	step := stepOf(p.cycle, delay)
+	step := delay + min(p.svc, delay)
 	// ready is when the host became (or becomes) free for the next start;
 	// the zero time when nothing holds it back.
 	var ready time.Time
@@ -70,7 +70,6 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			ready = later(ready, next)
 		}
 	}
-	waited := known && ticket > 0 && ticket <= p.issued // asking again: the host was busy meanwhile
 	if ticket <= 0 || ticket > p.issued {
 		p.issued++
 		ticket = p.issued
@@ -86,7 +85,9 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			}
 		}
 		if p.claimedByOther(token, now) {
-			ready = later(ready, later(p.latest.Add(step), now.Add(minQueueWait)))
+			// The next start comes a delay after an Unclaim still to
+			// come: asking again sooner than a delay from now is no use.
+			ready = later(ready, later(p.latest.Add(step), now.Add(delay)))
 		}
 	}
 	turn := ready
@@ -96,15 +97,6 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 	if !blocked && (delay == 0 || !now.Before(turn)) {
 		if delay > 0 {
 			p.delay = delay
-		}
-		if waited && delay > 0 && !p.latest.IsZero() {
-			// The time since the previous start: one cycle of the queue.
-			sample := min(max(now.Sub(p.latest), delay), 2*delay)
-			if p.cycle <= 0 {
-				p.cycle = sample
-			} else {
-				p.cycle = (3*p.cycle + sample) / 4
-			}
 		}
 		p.latest, p.token = now, token
 		p.served = max(p.served, ticket)
@@ -120,15 +112,6 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 	p.queueTill = later(p.queueTill, later(last, now.Add(t.Wait)).Add(MinPaceKeep))
 	m.keepPace(host, p, now)
 	return t, nil
-}
-
-// stepOf returns a host's step: its cycle, within the delay and twice
-// it; the delay while no cycle was seen.
-func stepOf(cycle, delay time.Duration) time.Duration {
-	if cycle <= 0 {
-		return delay
-	}
-	return min(max(cycle, delay), 2*delay)
 }
 
 // ClaimTurn implements Queuer.

@@ -88,12 +88,13 @@ type Turn struct {
 // once its response headers (or its error) came.
 //
 // A Queuer keeps, per host, besides a Claimer's state, the last ticket it
-// gave out, the last one that started, and its cycle: the time between
-// two starts while requests queue for it (the delay, the time the
-// request took to be answered, and the next one's way to the backend),
-// smoothed over the latest starts of requests that had asked before. A
-// host's step is its cycle, within the delay and twice the delay; the
-// delay before any cycle was seen. Queue, timed by the backend's clock:
+// gave out, the last one that started, and its service time: how long
+// claimed requests took to be unclaimed, erring short (it starts at 0; a
+// shorter time replaces it, a longer one moves it an eighth of the way), so that
+// queued requests come back early and ask once more rather than late,
+// which would leave the host idle. A host's step is its delay plus its
+// service time, the service time counted up to the delay. Queue, timed by
+// the backend's clock:
 //
 //   - gives a request asking without a ticket (0), or with one the
 //     backend no longer knows (its state expired or was repaired), the
@@ -102,7 +103,8 @@ type Turn struct {
 //     unclaim; unless token owns the latest start, at least delay after
 //     it, and a step after it while it has not been answered (claimed or
 //     not); and, while another token's claim is in force, not before a
-//     step after the latest start nor before now;
+//     step after the latest start nor before a delay from now (the next
+//     start comes a delay after an Unclaim still to come);
 //   - grants (Wait 0), recording (now, token) as the latest start as
 //     Start does, when delay is 0 or when the request's turn has come:
 //     with no ticket ahead (Ahead: tickets before the request's own that
@@ -138,7 +140,9 @@ type Turn struct {
 // (Wait is until that probe expires; the caller goes back to Queue or
 // Ask), making token the probe when the pause has ended and nobody
 // probes, and reporting the back-off in Pause. It does not hold back a
-// recovering host: Queue spaced the request's start.
+// recovering host: Queue spaced the request's start. Unclaim also
+// records the service time of the claim it ends, when the claim's start
+// is the host's latest.
 type Queuer interface {
 	Claimer
 	// Queue asks for request token's turn to start on host, with the

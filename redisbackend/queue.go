@@ -2,7 +2,7 @@ package redisbackend
 
 // This file keeps each host's queue (backend.Queuer): a key beside the
 // pace key, in the host's hash tag, holding the last ticket given out,
-// the last one that started and the host's cycle. Queue and ClaimTurn
+// the last one that started and the host's service time. Queue and ClaimTurn
 // each run one script that reads the pace, the queue and the host's
 // back-off together, so a request learns of a pause from the call it
 // makes anyway.
@@ -18,22 +18,22 @@ import (
 
 var _ backend.Queuer = (*Backend)(nil)
 
-// queueRead reads KEYS[2], the host's queue: "issued served cycle", the
-// last ticket given out, the last that started, and the host's cycle in
-// µs (the time between starts while requests queue, smoothed; see
-// backend.Queuer). A value that does not
+// queueRead reads KEYS[2], the host's queue: "issued served svc", the last
+// ticket given out, the last that started, and the host's service time in
+// µs (how long claims took to be unclaimed, erring short; see
+// unclaimScript and backend.Queuer). A value that does not
 // parse, or a key of another type, reads as an empty queue and sets
 // repaired; a served past issued is cut to it. saveQueue(life) writes it
 // back to live life µs. The queue is its own key, not more fields of the
 // pace key, so that workers of an earlier version, which read and write
 // the pace key, run beside these ones during an upgrade.
 const queueRead = `
-local issued, served, cycle = 0, 0, 0
+local issued, served, svc = 0, 0, 0
 local qv = redis.pcall('GET', KEYS[2])
 if type(qv) == 'string' then
   local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
   if a ~= nil then
-    issued, served, cycle = tonumber(a), math.min(tonumber(b), tonumber(a)), tonumber(c)
+    issued, served, svc = tonumber(a), math.min(tonumber(b), tonumber(a)), tonumber(c)
   else
     repaired = 1
   end
@@ -41,7 +41,7 @@ elseif qv then
   repaired = 1
 end
 local function saveQueue(life)
-  redis.call('SET', KEYS[2], string.format('%.0f %.0f %.0f', issued, served, cycle),
+  redis.call('SET', KEYS[2], string.format('%.0f %.0f %.0f', issued, served, svc),
     'PX', string.format('%.0f', math.max(math.ceil(life / 1000), 1)))
 end
 `
@@ -63,9 +63,7 @@ end
 // Memory's with turnGrace): now
 // becomes the latest start, owned by the token, the queue's served
 // ticket at least the request's, and, recovering, the recovery's latest
-// start; when the request had asked before, the time since the previous
-// start is folded into the cycle (a quarter of it, within the delay and
-// twice it). The queue lives until the last ticket's turn and a start's keep
+// start. The queue lives until the last ticket's turn and a start's keep
 // past it. It replies {wait, ticket, ahead, repaired, phase, phaseWait,
 // probe}, in µs.
 var queueScript = redis.NewScript(pacePrelude + queueRead + `
@@ -79,10 +77,7 @@ if phase == 1 and now < untl then
   if qv then saveQueue(keep) end
   return {untl - now, 0, 0, repaired, 1, untl - now, 0}
 end
-local step = delay
-if cycle > 0 then
-  step = math.min(math.max(cycle, delay), 2 * delay)
-end
+local step = delay + math.min(svc, delay)
 local ready = 0
 local blocked = false
 local pphase, pwait, isProbe = 0, 0, 0
@@ -102,7 +97,6 @@ elseif phase == 3 then
   step = math.max(step, gap)
   ready = math.max(ready, last + gap)
 end
-local waited = latest ~= nil and ticket > 0 and ticket <= issued
 if ticket <= 0 or ticket > issued then
   issued = issued + 1
   ticket = issued
@@ -117,7 +111,7 @@ if latest ~= nil then
     end
   end
   if claimedBy ~= '' and claimedBy ~= token and claimTill > now then
-    ready = math.max(ready, latest + step, now + 1000)
+    ready = math.max(ready, latest + step, now + delay)
   end
 end
 local turn = ready
@@ -128,14 +122,6 @@ local life = math.max(ready + math.max(issued - served - 1, 0) * step - now, 0) 
 if not blocked and (delay == 0 or now >= turn) then
   if delay > 0 then
     kept = delay
-    if waited then
-      local sample = math.min(math.max(now - latest, delay), 2 * delay)
-      if cycle > 0 then
-        cycle = math.floor((3 * cycle + sample) / 4)
-      else
-        cycle = sample
-      end
-    end
   end
   latest, owner = now, token
   served = math.max(served, ticket)

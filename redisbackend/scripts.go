@@ -249,8 +249,14 @@ local function reply(wait) return {wait, repaired} end
 
 // unclaimScript answers backend.Claimer.Unclaim for one host: when the
 // token claims it, the claim ends and now becomes the latest Unclaim. Its
-// keys and arguments are pacePrelude's (the delay is not used). It
-// returns 1 when a claim ended, 0 otherwise.
+// arguments are pacePrelude's (the delay is not used), its keys the pace
+// key and the host's queue (queueRead). When the token also owns the
+// latest start, the claim's own, the time since it is a sample of the
+// queue's service time, if the host has a queue: a shorter sample
+// replaces it, a longer one moves it (from 0 at first) an eighth of the
+// way (erring short:
+// queued requests then come back early rather than late). It returns 1
+// when a claim ended, 0 otherwise.
 var unclaimScript = redis.NewScript(pacePrelude + `
 if latest == nil or token == '' or claimedBy ~= token then
   return 0
@@ -258,6 +264,22 @@ end
 claimedBy, claimTill = '', 0
 unclaimed = math.max(unclaimed, now)
 save()
+if owner == token then
+  local qv = redis.pcall('GET', KEYS[2])
+  if type(qv) == 'string' then
+    local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
+    local life = redis.call('PTTL', KEYS[2])
+    if a ~= nil and life > 0 then
+      local svc, sample = tonumber(c), math.max(now - latest, 0)
+      if sample < svc then
+        svc = sample
+      else
+        svc = svc + math.floor((sample - svc) / 8)
+      end
+      redis.call('SET', KEYS[2], a .. ' ' .. b .. ' ' .. string.format('%.0f', svc), 'PX', life)
+    end
+  end
+end
 return 1
 `)
 

@@ -67,11 +67,12 @@ func (b *Backend) Claim(ctx context.Context, host, token string, delay, ttl time
 	return time.Duration(max(res[0], 0)) * time.Microsecond, res[1] == 1, nil
 }
 
-// Unclaim implements backend.Claimer with one script (unclaimScript).
+// Unclaim implements backend.Claimer with one script (unclaimScript),
+// which also records the claim's service time in the host's queue.
 func (b *Backend) Unclaim(ctx context.Context, host, token string) error {
 	key := b.keys.pace(host)
 	return b.do(ctx, "unclaim", key, func(ctx context.Context) error {
-		return unclaimScript.Run(ctx, b.client, []string{key}, token, 0,
+		return unclaimScript.Run(ctx, b.client, []string{key, b.keys.queue(host)}, token, 0,
 			micros(futureSlack), micros(zeroMarkKeep), micros(paceMargin)).Err()
 	})
 }

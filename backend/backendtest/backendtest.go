@@ -100,7 +100,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"QueueSequence", testQueueSequence},
 		{"QueueSpreads", testQueueSpreads},
 		{"QueueSkipsDeadTicket", testQueueSkipsDeadTicket},
-		{"QueueCycle", testQueueCycle},
+		{"QueueServiceTime", testQueueServiceTime},
 		{"QueueOddCalls", testQueueOddCalls},
 		{"QueuePaused", testQueuePaused},
 		{"QueueProbe", testQueueProbe},

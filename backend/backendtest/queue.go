@@ -175,31 +175,36 @@ func testQueueSkipsDeadTicket(t *testing.T, b backend.Backend) {
 	}
 }
 
-// testQueueCycle: a host whose requests take longer than the delay to
-// follow one another widens its step: after a start that came 2.6 delays
-// after the previous one (its claim held for 1.6), places are more than
-// 1.25 delays apart. Real time: a delay of 50 ms.
-func testQueueCycle(t *testing.T, b backend.Backend) {
+// testQueueServiceTime: the time a claim took to be unclaimed widens the
+// step between places, an eighth of it at first, and a shorter one
+// narrows it again. Seen with a delay of an hour and claims of about
+// 200 ms and about none.
+func testQueueServiceTime(t *testing.T, b backend.Backend) {
 	q := queuer(t, b)
-	const host, delay = "cycle.example", 50 * time.Millisecond
-	mustQueue(t, q, host, "a", 0, delay)
-	mustClaimTurn(t, q, host, "a", delay, time.Minute)
-	bt := mustQueue(t, q, host, "b", 0, delay)
-	time.Sleep(delay * 8 / 5)
-	mustUnclaim(t, q, host, "a")
-	deadline := time.Now().Add(10 * time.Second)
-	for bt.Wait > 0 { // granted no sooner than a delay after the Unclaim
-		if time.Now().After(deadline) {
-			t.Fatalf("b still waits %v after ten seconds", bt.Wait)
-		}
-		time.Sleep(bt.Wait)
-		bt = mustQueue(t, q, host, "b", bt.Ticket, delay)
+	const host, held = "service.example", 200 * time.Millisecond
+	step := func() time.Duration {
+		t.Helper()
+		mustQueue(t, q, host, "b", 0, paceDelay)
+		ct := mustQueue(t, q, host, "c", 0, paceDelay)
+		dt := mustQueue(t, q, host, "d", 0, paceDelay)
+		return dt.Wait - ct.Wait
 	}
-	mustQueue(t, q, host, "c", 0, delay)
-	ct := mustQueue(t, q, host, "d", 0, delay)
-	dt := mustQueue(t, q, host, "e", 0, delay)
-	if step := dt.Wait - ct.Wait; step < delay*5/4 || step > 2*delay {
-		t.Errorf("places a step apart wait %v and %v; want the step between 1.25 and 2 delays", ct.Wait, dt.Wait)
+	mustQueue(t, q, host, "a", 0, paceDelay)
+	mustClaimTurn(t, q, host, "a", paceDelay, paceDelay)
+	time.Sleep(held)
+	mustUnclaim(t, q, host, "a")
+	if s := step(); s < paceDelay+held/16 || s > paceDelay+held/4 {
+		t.Errorf("places a step apart: %v; want the step to count an eighth of the claim's %v", s, held)
+	}
+	// A quick request, paced by a millisecond (behind the three the
+	// first step left queued, which it skips), claims and is answered.
+	pollQueue(t, q, host, "e", time.Millisecond)
+	if turn := mustClaimTurn(t, q, host, "e", time.Millisecond, paceDelay); turn.Wait != 0 {
+		t.Fatalf("ClaimTurn of the owner = %+v; want it granted", turn)
+	}
+	mustUnclaim(t, q, host, "e")
+	if s := step(); s > paceDelay+held/16 {
+		t.Errorf("places a step apart after a quick answer: %v; want the shorter service time to count", s)
 	}
 }
 
