@@ -84,6 +84,10 @@
 //	robotsext:{example.com}:rec:https://example.com     the record (string, encoded, body deflated)
 //	robotsext:{example.com}:lease:https://example.com   the fetch lease (string: the holder's token, "<worker id>/<hex>")
 //	robotsext:{example.com}:pace                        the pace (string: "latest delay" or "latest delay unclaimed claimTill n claimedBy owner", µs by Redis's clock; see pacePrelude)
+//	robotsext:{example.com}:queue                       the host's queue (string: "issued served svc"; see queueRead)
+//	robotsext:{example.com}:pause                       the host's back-off (string: "phase until pause probeUntil gap last n probe"; see pauseRead)
+//	robotsext:pauses                                    the hosts with a back-off (sorted set: host by when its state ends, µs)
+//	robotsext:pauselog                                  the pauses begun in the last five minutes (stream of {host})
 //	robotsext:fleet                                     the heartbeats (sorted set: "<worker id>/<hex>" by last seen, ms)
 //	robotsext:purges                                    the purge log (stream of {origin, n}, MAXLEN ~1024)
 //
@@ -91,8 +95,18 @@
 // minute; 30 days for a good robots.txt, robotsext.MaxStale), a lease for
 // its ttl (renewed while its holder fetches), a pace until its latest
 // start plus the longer of its delay and backend.MinPaceKeep (a minute),
-// plus a second, the fleet set for two heartbeat windows after the latest
-// beat, the purge log for 30 days after the latest purge.
+// plus a second, a queue until its last ticket's turn plus a minute and a
+// second, a pause until its phase ends plus five minutes and a second,
+// the pause index a second past its latest entry, the pause log six
+// minutes after the latest pause began, the fleet set for two heartbeat
+// windows after the latest beat, the purge log for 30 days after the
+// latest purge.
+//
+// On Redis Cluster, the keys of one host share its slot, so each script
+// runs on one node; the keys without a host (the fleet set, the purge
+// log, the pause index and log) each sit alone in their slot. A prefix
+// holding '{' or '}' would be every key's hash tag: WithPrefix refuses it
+// (ErrBadPrefix).
 //
 // Worker ids (WithWorkerID; by default "<host name>/<process id>") start
 // every lease token, so robotsadmin and Inspect show which worker is
