@@ -70,6 +70,17 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			ready = later(ready, next)
 		}
 	}
+	if blocked {
+		// Waiting for another's probe: no place in the queue, which
+		// would be dead once the request goes back to wait for the
+		// probe's answer; it queues when it asks again.
+		if ticket > 0 && ticket <= p.issued {
+			t.Ticket = ticket
+		}
+		t.Wait = step
+		m.keepPace(host, p, now)
+		return t, nil
+	}
 	if ticket <= 0 || ticket > p.issued {
 		p.issued++
 		ticket = p.issued
@@ -94,7 +105,7 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 	if ahead > 0 {
 		turn = turn.Add(time.Duration(ahead-1)*step + step/turnGrace)
 	}
-	if !blocked && (delay == 0 || !now.Before(turn)) {
+	if delay == 0 || !now.Before(turn) {
 		if delay > 0 {
 			p.delay = delay
 		}

@@ -129,8 +129,10 @@ type Turn struct {
 //     the pause;
 //   - once the pause has ended, the first token to ask (Queue, ClaimTurn
 //     or Ask) becomes the probe (Pause.Probe) and goes through the pace
-//     as any request; the others are not granted, and wait as if a step
-//     and the recovery's first gap came first;
+//     as any request; the others are not granted and take no ticket
+//     (they go back to wait for the probe's answer, and queue when they
+//     ask again), and Wait is the longer of a step and the recovery's
+//     first gap;
 //   - while the host recovers, its starts are spaced by the recovery's
 //     gap as well as by the step, and a grant counts as the recovery's
 //     start.

@@ -55,7 +55,9 @@ end
 //
 // While the host is paused it empties the queue and replies the rest of
 // the pause. Once the pause has ended the token becomes the probe unless
-// another's is in force, which blocks it. Then it takes a ticket when the
+// another's is in force, which blocks it: it replies a step's wait (the
+// step widened to the recovery's first gap) and no new ticket. Then it
+// takes a ticket when the
 // request has none it knows, and works out when the host is ready (see
 // backend.Queuer) and the request's turn. It grants
 // when the turn has come (or the delay is 0), and is not blocked (the
@@ -97,6 +99,12 @@ elseif phase == 3 then
   step = math.max(step, gap)
   ready = math.max(ready, last + gap)
 end
+if blocked then
+  if ticket <= 0 or ticket > issued then
+    ticket = 0
+  end
+  return {step, ticket, 0, repaired, pphase, pwait, isProbe}
+end
 if ticket <= 0 or ticket > issued then
   issued = issued + 1
   ticket = issued
@@ -119,7 +127,7 @@ if ahead > 0 then
   turn = ready + (ahead - 1) * step + math.floor(step / 8)
 end
 local life = math.max(ready + math.max(issued - served - 1, 0) * step - now, 0) + keep
-if not blocked and (delay == 0 or now >= turn) then
+if delay == 0 or now >= turn then
   if delay > 0 then
     kept = delay
   end
