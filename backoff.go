@@ -164,12 +164,20 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 	if err != nil || e.pauses.Wire(r, o.Host) {
 		return true
 	}
+	return e.heldAtWire(c, r, o.Host)
+}
+
+// heldAtWire deals with r, which must not go to host now for its back-off:
+// an Async collector's r is sent again to wait in the OnRequest hook and
+// aborted; otherwise r waits here (admitted). It returns true when r may
+// try the wire again.
+func (e *Extension) heldAtWire(c *colly.Collector, r *colly.Request, host string) bool {
 	if c != nil && c.Async && e.requeue(r) == nil {
 		e.stats.backoffRequeued.Add(1)
 		r.Abort()
 		return false
 	}
-	return e.admitted(contextOf(c), r, o.Host)
+	return e.admitted(contextOf(c), r, host)
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,

@@ -101,10 +101,26 @@ func TestNoHeadOfLineBlocking(t *testing.T) {
 type starterFunc struct {
 	*backend.Memory
 	fn func(host, token string, delay time.Duration) (time.Duration, bool, error)
+	// Queue and ClaimTurn hide Memory's: a starterFunc is a Starter and
+	// a Claimer, not a Queuer, whose requests would not ask Start.
+	Queue, ClaimTurn struct{}
 }
 
 func (s starterFunc) Start(_ context.Context, host, token string, delay time.Duration) (time.Duration, bool, error) {
 	return s.fn(host, token, delay)
+}
+
+// queueFunc is a backend.Memory whose Queue answers with fn's wait and
+// repair for each page (the robots.txt request is still recorded with
+// Start), for the checks of a Queuer's answers.
+type queueFunc struct {
+	*backend.Memory
+	fn func(host, token string, delay time.Duration) (time.Duration, bool, error)
+}
+
+func (q queueFunc) Queue(_ context.Context, host, token string, _ int64, delay, _ time.Duration) (backend.Turn, error) {
+	w, repaired, err := q.fn(host, token, delay)
+	return backend.Turn{Wait: w, Repaired: repaired}, err
 }
 
 // warnLog collects the messages logged at Warn.
@@ -144,11 +160,14 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name     string
+		queue    bool // the Backend is a Queuer, whose Queue answers
 		answer   func() (time.Duration, bool, error)
 		wantWarn string
 	}{
-		{"an hour ahead", func() (time.Duration, bool, error) { return time.Hour, false, nil }, "longer than the host's delay"},
-		{"repaired", func() (time.Duration, bool, error) { return 0, true, nil }, "was replaced"},
+		{"an hour ahead", false, func() (time.Duration, bool, error) { return time.Hour, false, nil }, "longer than the host's delay"},
+		{"repaired", false, func() (time.Duration, bool, error) { return 0, true, nil }, "was replaced"},
+		{"queue an hour ahead", true, func() (time.Duration, bool, error) { return time.Hour, false, nil }, "longer than the host's queue allows"},
+		{"queue repaired", true, func() (time.Duration, bool, error) { return 0, true, nil }, "was replaced"},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,13 +175,17 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 			s := newAccSite(t, accBody("User-agent: *\nCrawl-delay: 0.1\n"))
 			c, client := accCollector(t, "AcmeBot/2.1")
 			var calls sync.Map
-			b := starterFunc{backend.NewMemory(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+			answer := func(host, token string, delay time.Duration) (time.Duration, bool, error) {
 				if delay == 0 { // the robots.txt request's mark
 					return 0, false, nil
 				}
 				calls.Store(token, true)
 				return tt.answer()
-			}}
+			}
+			var b backend.Backend = starterFunc{Memory: backend.NewMemory(), fn: answer}
+			if tt.queue {
+				b = queueFunc{backend.NewMemory(), answer}
+			}
 			logs := &warnLog{}
 			ext := Apply(c, client, WithBackend(b), WithLogger(slog.New(logs)))
 			const pages = 4
@@ -189,7 +212,7 @@ func TestBackendWaitsAreBounded(t *testing.T) {
 			if n := logs.count(tt.wantWarn); n != 1 {
 				t.Errorf("%d warnings containing %q, want exactly 1 for the host (all: %q)", n, tt.wantWarn, logs.msgs)
 			}
-			if tt.name == "an hour ahead" {
+			if strings.HasSuffix(tt.name, "an hour ahead") {
 				// Paced locally: the gaps are still kept.
 				accCheckGaps(t, s.all(), 100*time.Millisecond)
 			}
@@ -220,7 +243,7 @@ func TestRobotsStartRepairIsLoud(t *testing.T) {
 			c, client := accCollector(t, "AcmeBot/2.1")
 			var mu sync.Mutex
 			marks := 0
-			b := starterFunc{backend.NewMemory(), func(host, token string, delay time.Duration) (time.Duration, bool, error) {
+			b := starterFunc{Memory: backend.NewMemory(), fn: func(host, token string, delay time.Duration) (time.Duration, bool, error) {
 				if delay == 0 { // the robots.txt request's mark
 					mu.Lock()
 					marks++
@@ -267,7 +290,7 @@ func TestBackendFailurePacedFromLatestStart(t *testing.T) {
 	c, client := accCollector(t, "AcmeBot/2.1")
 	var mu sync.Mutex
 	n := 0
-	b := &fleetOf3{starterFunc{backend.NewMemory(), nil}}
+	b := &fleetOf3{starterFunc{Memory: backend.NewMemory()}}
 	b.fn = func(host, token string, delay time.Duration) (time.Duration, bool, error) {
 		mu.Lock()
 		defer mu.Unlock()

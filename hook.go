@@ -83,7 +83,19 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		return // the context ended and Colly fails the request
 	}
 	if e.pacer.Paced() {
-		_ = e.pacer.Wait(ctx, o.Host, r) // on error the context ended and Colly fails the request
+		e.paceWait(ctx, r, o.Host)
+	}
+}
+
+// paceWait waits for r's start at host (pacing.Pacer.Wait): when the
+// fleet's Backend holds r back for its host's back-off, r waits while the
+// host is paused (or is refused, as in Admit) and asks again. On another
+// error the context ended, and Colly fails the request.
+func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string) {
+	for errors.Is(e.pacer.Wait(ctx, host, r), pacing.ErrPaused) {
+		if !e.admitted(ctx, r, host) {
+			return
+		}
 	}
 }
 
@@ -124,7 +136,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 		return
 	}
 	if e.pacer.Paced() {
-		_ = e.pacer.Wait(ctx, o.Host, r)
+		e.paceWait(ctx, r, o.Host)
 	}
 }
 
@@ -150,7 +162,13 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if err != nil {
 		return
 	}
-	_ = e.pacer.Gate(contextOf(c), o.Host, r, r.URL)
+	// The fleet's Backend may hold r back at the wire for its host's
+	// back-off: r then goes back to wait as backoffWire sends it.
+	for errors.Is(e.pacer.Gate(contextOf(c), o.Host, r, r.URL), pacing.ErrPaused) {
+		if !e.heldAtWire(c, r, o.Host) {
+			return
+		}
+	}
 }
 
 // onResponseHeaders is the OnResponseHeaders hook: the response's host has

@@ -44,7 +44,7 @@ func (e *Extension) newCache() *lifecycle.Cache {
 // pauses, it first reads the fleet's pauses when due (backoff.go).
 func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycle.Entry, error) {
 	if e.pauses.Fleet() {
-		e.pauses.Poll(e.cfg.now())
+		e.pauses.Poll(e.cfg.now(), o.Host)
 	}
 	return e.cache.Get(ctx, o)
 }

@@ -67,7 +67,8 @@ type memoryPace struct {
 	// The queue (Queuer; memoryqueue.go).
 	issued    int64         // the last ticket given out
 	served    int64         // the last ticket that started; tickets up to it count as started
-	svc       time.Duration // the service time: how long claims took to be unclaimed (svcSample)
+	svc       time.Duration // the service time: from a start Queue granted to its Unclaim (svcSample)
+	granted   time.Time     // when Queue granted the latest start
 	queueTill time.Time     // the latest turn handed out, plus MinPaceKeep
 }
 
@@ -320,7 +321,11 @@ func (m *Memory) Unclaim(ctx context.Context, host, token string) error {
 	p.claimedBy, p.claimTill = "", time.Time{}
 	p.unclaimed = later(p.unclaimed, now)
 	if p.token == token { // the claim's own start: how long its answer took
-		p.svc = svcSample(p.svc, now.Sub(p.latest))
+		from := p.latest
+		if !p.granted.IsZero() && !p.granted.After(p.latest) && p.latest.Sub(p.granted) <= p.delay {
+			from = p.granted // the claim followed Queue's grant: count from the grant
+		}
+		p.svc = svcSample(p.svc, now.Sub(from))
 	}
 	m.paces[host] = p
 	return nil

@@ -12,23 +12,15 @@ import (
 
 var _ Queuer = (*Memory)(nil)
 
-const (
-	// minQueueWait is the shortest wait Queue returns when it grants
-	// nothing.
-	minQueueWait = time.Millisecond
-	// turnGrace divides the step into the grace a request with tickets
-	// ahead of it gives them: the one right behind the next to go comes
-	// back a step/turnGrace after the host is ready and goes should that
-	// one be late.
-	turnGrace = 8
-)
+// minQueueWait is the shortest wait Queue returns when it grants nothing.
+const minQueueWait = time.Millisecond
 
 // Queue implements Queuer.
-func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, delay time.Duration) (Turn, error) {
+func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, delay, ttl time.Duration) (Turn, error) {
 	if err := ctx.Err(); err != nil {
 		return Turn{}, err
 	}
-	delay = max(delay, 0)
+	delay, ttl = max(delay, 0), max(ttl, 0)
 	now := m.lock()
 	defer m.mu.Unlock()
 	var t Turn
@@ -38,6 +30,11 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 		// anybody.
 		p = memoryPace{issued: p.issued, served: p.served, queueTill: p.queueTill}
 		known, t.Repaired = false, true
+	}
+	if p.claimedBy != "" && p.claimTill.After(now.Add(ttl+futureSlack)) {
+		// A claim no caller could have made: dropped, as Claim drops it.
+		p.claimedBy, p.claimTill, t.Repaired = "", time.Time{}, true
+		m.keepPace(host, p, now)
 	}
 	step := delay + min(p.svc, delay)
 	// ready is when the host became (or becomes) free for the next start;
@@ -66,7 +63,9 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 		case s.Phase == pause.Recovering:
 			next := s.Last.Add(s.Gap)
 			t.Pause.Phase, t.Pause.Wait = PhaseRecovering, max(next.Sub(now), 0)
-			step = max(step, s.Gap)
+			// The gap holds the next start back; it halves with each
+			// good answer, so the places behind are a step apart as
+			// usual, and come back early rather than late.
 			ready = later(ready, next)
 		}
 	}
@@ -101,15 +100,12 @@ func (m *Memory) Queue(ctx context.Context, host, token string, ticket int64, de
 			ready = later(ready, later(p.latest.Add(step), now.Add(delay)))
 		}
 	}
-	turn := ready
-	if ahead > 0 {
-		turn = turn.Add(time.Duration(ahead-1)*step + step/turnGrace)
-	}
+	turn := ready.Add(time.Duration(ahead) * step)
 	if delay == 0 || !now.Before(turn) {
 		if delay > 0 {
 			p.delay = delay
 		}
-		p.latest, p.token = now, token
+		p.latest, p.token, p.granted = now, token, now
 		p.served = max(p.served, ticket)
 		if s != nil && s.Phase == pause.Recovering {
 			s.Last = now

@@ -89,7 +89,8 @@ type Turn struct {
 //
 // A Queuer keeps, per host, besides a Claimer's state, the last ticket it
 // gave out, the last one that started, and its service time: how long
-// claimed requests took to be unclaimed, erring short (it starts at 0; a
+// requests took from their start (Queue's grant, or the claim) to their
+// Unclaim, erring short (it starts at 0; a
 // shorter time replaces it, a longer one moves it an eighth of the way), so that
 // queued requests come back early and ask once more rather than late,
 // which would leave the host idle. A host's step is its delay plus its
@@ -107,18 +108,15 @@ type Turn struct {
 //     start comes a delay after an Unclaim still to come);
 //   - grants (Wait 0), recording (now, token) as the latest start as
 //     Start does, when delay is 0 or when the request's turn has come:
-//     with no ticket ahead (Ahead: tickets before the request's own that
-//     have not started), once the host is ready; with k ahead, an eighth
-//     of a step and k - 1 steps after that. The request right behind the
-//     next to go is thus there to take the start should that one come
-//     late, and a ticket whose request never comes back (it was
-//     cancelled, its worker died) holds the queue back by a step at
-//     most;
+//     the host's readiness plus one step per ticket ahead (Ahead: tickets
+//     before the request's own that have not started). A ticket whose
+//     request never comes back (it was cancelled, its worker died) thus
+//     holds the queue back by a step at most;
 //   - otherwise grants nothing, and Wait is until the turn (at least a
 //     millisecond). Outside a back-off it is at most Ahead steps past the
 //     host's readiness, itself at most a step away, so each waiting
-//     request asks about twice (once as the one behind, once as the next)
-//     rather than at every delay, however many wait.
+//     request asks again about once, when its turn comes (twice when it
+//     came early), rather than at every delay, however many wait.
 //
 // A Queuer that is also a Pauser answers, in the same step, for the
 // host's back-off as Pauser.Ask would for token, and reports it in Pause:
@@ -133,9 +131,10 @@ type Turn struct {
 //     (they go back to wait for the probe's answer, and queue when they
 //     ask again), and Wait is the longer of a step and the recovery's
 //     first gap;
-//   - while the host recovers, its starts are spaced by the recovery's
-//     gap as well as by the step, and a grant counts as the recovery's
-//     start.
+//   - while the host recovers, its next start waits for the recovery's
+//     gap as well as for its readiness (the places behind stay a step
+//     apart: the gap halves with each good answer), and a grant counts
+//     as the recovery's start.
 //
 // ClaimTurn is Claim, in the same step refusing the wire while the host
 // is paused (Wait is the rest of the pause) or probed by another token
@@ -148,9 +147,11 @@ type Turn struct {
 type Queuer interface {
 	Claimer
 	// Queue asks for request token's turn to start on host, with the
-	// ticket an earlier answer gave it (0 the first time); see the type's
-	// doc.
-	Queue(ctx context.Context, host, token string, ticket int64, delay time.Duration) (Turn, error)
+	// ticket an earlier answer gave it (0 the first time); ttl is the one
+	// the caller gives ClaimTurn, by which a claim that cannot be right
+	// is told (as Claim tells it: it is dropped, and Repaired is true);
+	// see the type's doc.
+	Queue(ctx context.Context, host, token string, ticket int64, delay, ttl time.Duration) (Turn, error)
 	// ClaimTurn is Claim reporting the host's back-off, and refusing
 	// while it is paused or probed by another token; see the type's doc.
 	ClaimTurn(ctx context.Context, host, token string, delay, ttl time.Duration) (Turn, error)
@@ -166,8 +167,8 @@ type PauseWatcher interface {
 	// PausesSince returns hosts whose back-off began after cursor, at
 	// most max of them, the cursor to give next, and whether more are to
 	// be read now. The cursor "" starts a full read: every host with a
-	// back-off state, page by page, then the pauses begun since the read
-	// started. A cursor the backend can no longer follow (its log no
+	// back-off state, page by page; the calls after it return the pauses
+	// begun since the read started (those it did not already list). A cursor the backend can no longer follow (its log no
 	// longer reaches back to it, or its state was lost) starts a full
 	// read again. A host may be returned more than once. A call when no
 	// pause began since cursor costs one cheap read, however many hosts

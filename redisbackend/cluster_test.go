@@ -39,7 +39,7 @@ func TestClusterThreeMasters(t *testing.T) {
 	t.Run("hosts spread", func(t *testing.T) {
 		b := New(c, WithPrefix("spread:"), WithHeartbeat(-1))
 		for i := range 30 {
-			if _, err := b.Queue(t.Context(), fmt.Sprintf("host%d.example", i), "a", 0, time.Minute); err != nil {
+			if _, err := b.Queue(t.Context(), fmt.Sprintf("host%d.example", i), "a", 0, time.Minute, 5*time.Second); err != nil {
 				t.Fatal(err)
 			}
 		}

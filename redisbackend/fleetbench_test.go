@@ -208,7 +208,7 @@ func startProtocol(ctx context.Context, b *Backend, host, token string) error {
 func queueProtocol(ctx context.Context, b *Backend, host, token string) error {
 	var ticket int64
 	for {
-		turn, err := b.Queue(ctx, host, token, ticket, fleetDelay)
+		turn, err := b.Queue(ctx, host, token, ticket, fleetDelay, 5*time.Second)
 		if err != nil {
 			return err
 		}

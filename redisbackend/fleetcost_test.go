@@ -306,30 +306,44 @@ func smallestGap(as []arrival) time.Duration {
 	return g
 }
 
+// paceOps are the calls that pace a request, as the call log names them.
+var paceOps = []string{"start", "claim", "unclaim", "queue", "claim turn", "reserve"}
+
 // TestFleetPaceCost: the Redis calls a paced page costs with 1, 2 and 10
 // workers on one host with a Crawl-delay of 0.1 s, the same 60 pages,
-// counted at the workers' clients (everything: robots.txt, heartbeats and
-// purge-log reads included).
+// counted at the workers' clients (everything: robots.txt, heartbeats,
+// connections and reads of the purge and pause logs included), and the
+// pacing calls alone, which must not grow with the workers that wait:
+// with ten workers at most one more per page than with two. Every page is
+// fetched, no gap at the host falls below the delay (less gapSlack), and
+// never two requests are on the wire at once.
 func TestFleetPaceCost(t *testing.T) {
 	srv := startRedisServer(t)
 	const pages, delay = 60, 100 * time.Millisecond
+	pacing := map[int]float64{}
 	for _, n := range []int{1, 2, 10} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 			s := newCostSite(t, delay, time.Millisecond)
 			run := &fleetRun{workers: n, pages: pages, prefix: fmt.Sprintf("pacecost%d:", n)}
 			crawlCost(t, "unix", srv.Sock, s, run)
 			by, total := run.log.between(run.started, run.finished.Add(time.Second))
+			for _, op := range paceOps {
+				pacing[n] += float64(by[op]) / pages
+			}
 			as := s.arrivals()
-			t.Logf("%d workers, %d pages in %v: %.2f calls per page (%s); smallest gap %v, at most %d on the wire",
-				n, pages, run.elapsed.Round(time.Millisecond), float64(total)/pages, perPage(by, pages),
+			t.Logf("%d workers, %d pages in %v: %.2f calls per page, %.2f of them pacing (%s); smallest gap %v, at most %d on the wire",
+				n, pages, run.elapsed.Round(time.Millisecond), float64(total)/pages, pacing[n], perPage(by, pages),
 				smallestGap(as).Round(time.Millisecond), s.maxOnWire)
 			if got := run.got.Load(); got != pages {
 				t.Errorf("%d pages answered; want %d", got, pages)
 			}
-			if g := smallestGap(as); g < delay-gapSlack {
-				t.Errorf("smallest gap %v; want at least %v", g, delay-gapSlack)
+			if g := smallestGap(as); g < delay-gapSlack || s.maxOnWire > 1 {
+				t.Errorf("smallest gap %v, at most %d on the wire; want at least %v, 1", g, s.maxOnWire, delay-gapSlack)
 			}
 		})
+	}
+	if pacing[10] > pacing[2]+1 {
+		t.Errorf("pacing calls per page: %.2f with 2 workers, %.2f with 10; want at most one more", pacing[2], pacing[10])
 	}
 }
 
@@ -359,7 +373,7 @@ func TestFleetPauseCost(t *testing.T) {
 			t.Fatal("no request was answered 429")
 		}
 		t.Logf("429 to %s at +%v of the crawl", s.overloadedW, t0.Sub(run.started).Round(time.Millisecond))
-		reportPause(t, s, run, t0, 1900*time.Millisecond)
+		checkPause(t, s, run, t0, 1900*time.Millisecond, workers, 1)
 		if got := run.got.Load(); got != pages {
 			t.Errorf("%d pages answered; want %d", got, pages)
 		}
@@ -375,17 +389,21 @@ func TestFleetPauseCost(t *testing.T) {
 		}
 		t0 := time.Now()
 		crawlCost(t, "unix", srv.Sock, s, run)
-		reportPause(t, s, run, t0, 2*time.Second)
+		checkPause(t, s, run, t0, 2*time.Second, workers, 0)
 		if got := run.got.Load(); got != pages {
 			t.Errorf("%d pages answered; want %d", got, pages)
 		}
 	})
 }
 
-// reportPause logs the page requests that reached s within pause after
+// checkPause logs the page requests that reached s within pause after
 // t0, the first ones after it, and the calls run made from t0 + 0.4 s to
-// t0 + 2.0 s.
-func reportPause(t *testing.T, s *costSite, run *fleetRun, t0 time.Time, pause time.Duration) {
+// t0 + 2.0 s, and checks them unless a worker's Backend call failed (it
+// then paced and paused alone): no request within the pause, one probe
+// (and pauses counted as given), and at most one call per worker and
+// quarter of a second in the window, the interval at which one request
+// of a worker asks about its paused host for the others.
+func checkPause(t *testing.T, s *costSite, run *fleetRun, t0 time.Time, pause time.Duration, workers int, wantPauses uint64) {
 	t.Helper()
 	var during, after []string
 	for _, a := range s.arrivals() {
@@ -403,8 +421,26 @@ func reportPause(t *testing.T, s *costSite, run *fleetRun, t0 time.Time, pause t
 		pauses += st.Pauses[robotsext.PauseTooManyRequests]
 		probes += st.Probes
 	}
+	var errs uint64
+	for _, st := range run.stats {
+		errs += st.BackendErrors
+	}
 	t.Logf("%d page requests within %v of the pause's start: %v", len(during), pause, during)
 	t.Logf("the first requests after it: %v", after)
-	t.Logf("Redis calls from +0.4 s to +2.0 s: %d (%s); pauses %d, probes %d; %d pages in %v",
-		n, perPage(by, 1), pauses, probes, run.got.Load(), run.elapsed.Round(time.Millisecond))
+	t.Logf("Redis calls from +0.4 s to +2.0 s: %d (%s); pauses %d, probes %d, backend errors %d; %d pages in %v",
+		n, perPage(by, 1), pauses, probes, errs, run.got.Load(), run.elapsed.Round(time.Millisecond))
+	if errs > 0 {
+		t.Logf("%d Backend calls failed (a loaded machine): the fleet's figures are not checked", errs)
+		return
+	}
+	if len(during) > 0 || probes != 1 || pauses != wantPauses {
+		t.Errorf("%d requests during the pause, %d probes, %d pauses; want none, 1, %d", len(during), probes, pauses, wantPauses)
+	}
+	if limit := workers * int(1600*time.Millisecond/fleetAskEvery+1); n > limit {
+		t.Errorf("%d calls in 1.6 s of the pause; want at most %d (one per worker and %v)", n, limit, fleetAskEvery)
+	}
 }
+
+// fleetAskEvery is the interval at which one request of a worker asks
+// about a paused host for the others (the root's pacing has it too).
+const fleetAskEvery = 250 * time.Millisecond

@@ -454,10 +454,11 @@ func (b *Backend) Paused(ctx context.Context, n int) ([]string, error) {
 var _ backend.PauseWatcher = (*Backend)(nil)
 
 // PausesSince implements backend.PauseWatcher with one call each: a full
-// read pages through the index (pauseIndexPageScript), after reading
-// where the pause log ends (pauseLogReadScript); from then on each call
-// reads the log after the cursor, which costs a seek in a stream of the
-// last five minutes' pauses however many hosts are paused. Cursors are
+// read pages through the index (pauseIndexPageScript), its first page in
+// one round trip with where the pause log ends (pauseLogReadScript); from
+// then on each call reads the log after the cursor, which costs a seek in
+// a stream of the last five minutes' pauses however many hosts are
+// paused. Cursors are
 // "log:<id>:<ms>", the log entry read last and when, by Redis's clock,
 // and "all:<id>:<ms>:<score>:<member>", a full read at an entry of the
 // index that goes on with the log after <id>. A worker that reads less
@@ -496,28 +497,53 @@ func (b *Backend) PausesSince(ctx context.Context, cursor string, n int) ([]stri
 		if err != nil {
 			return nil, cursor, false, err
 		}
-		hosts := make([]string, 0, len(res)/2)
-		for i := 0; i+1 < len(res); i += 2 {
-			hosts = append(hosts, res[i])
-		}
-		if len(hosts) < n {
-			// The index is read: on with the log, from before the read.
-			return hosts, "log:" + parts[1] + ":" + parts[2], true, nil
-		}
-		score, _ := strconv.ParseFloat(res[len(res)-1], 64)
-		return hosts, fmt.Sprintf("all:%s:%s:%.0f:%s", parts[1], parts[2], score, res[len(res)-2]), true, nil
+		hosts, next, more := indexPage(res, parts[1], parts[2], n)
+		return hosts, next, more, nil
 	}
-	var res []string
-	err := b.do(ctx, "pauses since", log, func(ctx context.Context) error {
-		var err error
-		res, err = pauseLogReadScript.Run(ctx, b.client, []string{log}, "", "", n, pauseLogKeep.Milliseconds()).StringSlice()
+	// A full read: where the log ends, and the index's first page, in one
+	// round trip (a pipeline; on a Cluster, one per node).
+	var tail, page *redis.Cmd
+	err := b.do(ctx, "pauses since", idx, func(ctx context.Context) error {
+		_, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			tail = pauseLogReadScript.EvalSha(ctx, p, []string{log}, "", "", n, pauseLogKeep.Milliseconds())
+			page = pauseIndexPageScript.EvalSha(ctx, p, []string{idx}, "", "", n)
+			return nil
+		})
+		if redis.HasErrorPrefix(err, "NOSCRIPT") {
+			// A server that does not know the scripts yet: Run loads them.
+			if tail = pauseLogReadScript.Run(ctx, b.client, []string{log}, "", "", n, pauseLogKeep.Milliseconds()); tail.Err() != nil {
+				return tail.Err()
+			}
+			page = pauseIndexPageScript.Run(ctx, b.client, []string{idx}, "", "", n)
+			return page.Err()
+		}
 		return err
 	})
 	if err != nil {
 		return nil, cursor, false, err
 	}
-	if len(res) != 2 {
-		return nil, cursor, false, fmt.Errorf("redisbackend: pauses since %s: script answered %v", log, res)
+	at, err1 := tail.StringSlice()
+	res, err2 := page.StringSlice()
+	if err1 != nil || err2 != nil || len(at) != 2 {
+		return nil, cursor, false, fmt.Errorf("redisbackend: pauses since %s: scripts answered %v, %v", log, at, res)
 	}
-	return nil, "all:" + res[0] + ":" + res[1] + "::", true, nil
+	hosts, next, more := indexPage(res, at[0], at[1], n)
+	return hosts, next, more, nil
+}
+
+// indexPage reads a page of the index (pauseIndexPageScript's answer) of
+// a full read that goes on with the log after id, read at ms: the hosts,
+// the cursor to give next and whether the index has more. Once the index
+// is read the cursor is the log's, from before the read: the pauses begun
+// during it that the walk passed by are read there, at the next call.
+func indexPage(res []string, id, ms string, n int) (hosts []string, next string, more bool) {
+	hosts = make([]string, 0, len(res)/2)
+	for i := 0; i+1 < len(res); i += 2 {
+		hosts = append(hosts, res[i])
+	}
+	if len(hosts) < n {
+		return hosts, "log:" + id + ":" + ms, false
+	}
+	score, _ := strconv.ParseFloat(res[len(res)-1], 64)
+	return hosts, fmt.Sprintf("all:%s:%s:%.0f:%s", id, ms, score, res[len(res)-2]), true
 }

@@ -18,22 +18,25 @@ import (
 
 var _ backend.Queuer = (*Backend)(nil)
 
-// queueRead reads KEYS[2], the host's queue: "issued served svc", the last
-// ticket given out, the last that started, and the host's service time in
-// µs (how long claims took to be unclaimed, erring short; see
-// unclaimScript and backend.Queuer). A value that does not
+// queueRead reads KEYS[2], the host's queue: "issued served svc granted",
+// the last ticket given out, the last that started, the host's service
+// time in µs (from a start Queue granted to its Unclaim, erring short; see
+// unclaimScript and backend.Queuer) and when Queue granted the latest
+// start (µs; a value without it, "issued served svc", reads as 0). A value
+// that does not
 // parse, or a key of another type, reads as an empty queue and sets
 // repaired; a served past issued is cut to it. saveQueue(life) writes it
 // back to live life µs. The queue is its own key, not more fields of the
 // pace key, so that workers of an earlier version, which read and write
 // the pace key, run beside these ones during an upgrade.
 const queueRead = `
-local issued, served, svc = 0, 0, 0
+local issued, served, svc, granted = 0, 0, 0, 0
 local qv = redis.pcall('GET', KEYS[2])
 if type(qv) == 'string' then
-  local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
+  local a, b, c, d = string.match(qv, '^(%d+) (%d+) (%d+) ?(%d*)$')
   if a ~= nil then
     issued, served, svc = tonumber(a), math.min(tonumber(b), tonumber(a)), tonumber(c)
+    granted = tonumber(d) or 0
   else
     repaired = 1
   end
@@ -41,7 +44,7 @@ elseif qv then
   repaired = 1
 end
 local function saveQueue(life)
-  redis.call('SET', KEYS[2], string.format('%.0f %.0f %.0f', issued, served, svc),
+  redis.call('SET', KEYS[2], string.format('%.0f %.0f %.0f %.0f', issued, served, svc, granted),
     'PX', string.format('%.0f', math.max(math.ceil(life / 1000), 1)))
 end
 `
@@ -50,8 +53,10 @@ end
 // step, by Redis's clock. KEYS[1] is the pace key and ARGV[1..5]
 // pacePrelude's, KEYS[2] the queue (queueRead), KEYS[3] the host's
 // back-off (pauseRead, with pmax ARGV[7] and stale ARGV[8]); ARGV[6] is
-// the request's ticket (0: none), ARGV[9] how long a probe lasts and
-// ARGV[10] the cap of a recovery's first gap, in µs.
+// the request's ticket (0: none), ARGV[9] how long a probe lasts,
+// ARGV[10] the cap of a recovery's first gap and ARGV[11] the claims' ttl,
+// in µs: a claim expiring more than ARGV[11] + ARGV[3] ahead is broken, and
+// dropped (repaired is 1), as claimScript drops it.
 //
 // While the host is paused it empties the queue and replies the rest of
 // the pause. Once the pause has ended the token becomes the probe unless
@@ -60,9 +65,7 @@ end
 // takes a ticket when the
 // request has none it knows, and works out when the host is ready (see
 // backend.Queuer) and the request's turn. It grants
-// when the turn has come (or the delay is 0), and is not blocked (the
-// turn with tickets ahead is ready + (ahead - 1) × step + step / 8, as
-// Memory's with turnGrace): now
+// when the turn, ready + ahead × step, has come (or the delay is 0): now
 // becomes the latest start, owned by the token, the queue's served
 // ticket at least the request's, and, recovering, the recovery's latest
 // start. The queue lives until the last ticket's turn and a start's keep
@@ -74,6 +77,10 @@ local pkey, pmax, stale = KEYS[3], tonumber(ARGV[7]), tonumber(ARGV[8])
 local ticket, expiry, maxfirst = tonumber(ARGV[6]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local keep = tonumber(ARGV[4]) + tonumber(ARGV[5])
 repaired = math.max(repaired, prepaired)
+if latest ~= nil and claimedBy ~= '' and claimTill > now + tonumber(ARGV[11]) + slack then
+  claimedBy, claimTill, repaired = '', 0, 1
+  save()
+end
 if phase == 1 and now < untl then
   served = issued
   if qv then saveQueue(keep) end
@@ -96,7 +103,6 @@ if phase == 1 or phase == 2 then
   pphase, pwait = 2, math.max(probeUntil - now, 0)
 elseif phase == 3 then
   pphase, pwait = 3, math.max(last + gap - now, 0)
-  step = math.max(step, gap)
   ready = math.max(ready, last + gap)
 end
 if blocked then
@@ -122,16 +128,13 @@ if latest ~= nil then
     ready = math.max(ready, latest + step, now + delay)
   end
 end
-local turn = ready
-if ahead > 0 then
-  turn = ready + (ahead - 1) * step + math.floor(step / 8)
-end
+local turn = ready + ahead * step
 local life = math.max(ready + math.max(issued - served - 1, 0) * step - now, 0) + keep
 if delay == 0 or now >= turn then
   if delay > 0 then
     kept = delay
   end
-  latest, owner = now, token
+  latest, owner, granted = now, token, now
   served = math.max(served, ticket)
   if phase == 3 then
     last = now
@@ -181,21 +184,22 @@ end
 ` + claimBody)
 
 // queueArgs are the arguments of queueScript and claimTurnScript after
-// pacePrelude's: the ticket or the ttl, then the back-off's.
-func queueArgs(token string, delay time.Duration, sixth int64) []any {
+// pacePrelude's: the ticket or the ttl, then the back-off's, then the ttl
+// again (queueScript's ARGV[11]).
+func queueArgs(token string, delay time.Duration, sixth int64, ttl time.Duration) []any {
 	return []any{token, ceilDiv(delay, time.Microsecond), micros(futureSlack), micros(zeroMarkKeep), micros(paceMargin),
-		sixth, micros(pauseAhead), micros(pauseStale), micros(probeExpiry), micros(maxFirstGap)}
+		sixth, micros(pauseAhead), micros(pauseStale), micros(probeExpiry), micros(maxFirstGap), ceilDiv(ttl, time.Microsecond)}
 }
 
 // Queue implements backend.Queuer with one script (queueScript) on the
 // host's pace key, its queue key and its back-off key, timed by Redis's
 // clock. Delays are rounded up to the microsecond.
-func (b *Backend) Queue(ctx context.Context, host, token string, ticket int64, delay time.Duration) (backend.Turn, error) {
+func (b *Backend) Queue(ctx context.Context, host, token string, ticket int64, delay, ttl time.Duration) (backend.Turn, error) {
 	keys := []string{b.keys.pace(host), b.keys.queue(host), b.keys.pause(host)}
 	var res []int64
 	err := b.do(ctx, "queue", keys[0], func(ctx context.Context) error {
 		var err error
-		res, err = queueScript.Run(ctx, b.client, keys, queueArgs(token, max(delay, 0), max(ticket, 0))...).Int64Slice()
+		res, err = queueScript.Run(ctx, b.client, keys, queueArgs(token, max(delay, 0), max(ticket, 0), max(ttl, 0))...).Int64Slice()
 		return err
 	})
 	if err != nil {
@@ -220,7 +224,7 @@ func (b *Backend) ClaimTurn(ctx context.Context, host, token string, delay, ttl 
 	var res []int64
 	err := b.do(ctx, "claim", keys[0], func(ctx context.Context) error {
 		var err error
-		args := queueArgs(token, max(delay, 0), ceilDiv(max(ttl, 0), time.Microsecond))
+		args := queueArgs(token, max(delay, 0), ceilDiv(max(ttl, 0), time.Microsecond), ttl)
 		res, err = claimTurnScript.Run(ctx, b.client, keys, args[:9]...).Int64Slice()
 		return err
 	})

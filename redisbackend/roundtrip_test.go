@@ -21,17 +21,27 @@ import (
 )
 
 // countingHook counts the commands a client sends, one round trip each,
-// but those naming the key skip.
+// but those naming a key of skip (a pipeline: its first command).
 type countingHook struct {
 	n    atomic.Int64
-	skip string
+	skip []string
+}
+
+// skips reports whether cmd names a key of h.skip.
+func (h *countingHook) skips(cmd redis.Cmder) bool {
+	for _, k := range h.skip {
+		if slices.Contains(cmd.Args(), any(k)) {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *countingHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if h.skip == "" || !slices.Contains(cmd.Args(), any(h.skip)) {
+		if !h.skips(cmd) {
 			h.n.Add(1)
 		}
 		return next(ctx, cmd)
@@ -40,7 +50,9 @@ func (h *countingHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h *countingHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.n.Add(1)
+		if len(cmds) == 0 || !h.skips(cmds[0]) {
+			h.n.Add(1)
+		}
 		return next(ctx, cmds)
 	}
 }
@@ -61,19 +73,19 @@ func robotsSite(t testing.TB, body string) *httptest.Server {
 // TestRoundTrips: once an origin's robots.txt is cached, a request to a
 // host that states "Crawl-delay: 0" costs no Redis round trip, and one to
 // a paced host, by its Crawl-delay or by the default pace of a robots.txt
-// that states none, costs exactly three (Start when the request is
-// queued, Claim with its token right before the wire, Unclaim when its
+// that states none, costs exactly three (Queue when the request is made,
+// ClaimTurn with its token right before the wire, Unclaim when its
 // response headers came). The delays are a microsecond, so that no call
 // is told to wait and asked again; with a delay that makes each request
-// wait, one Start more says "not yet" (logged, not counted exactly: the
-// second Start may come a hair early by the server's clock).
+// wait, one Queue more says "not yet" (logged, not counted exactly: the
+// second Queue may come a hair early by the server's clock).
 func TestRoundTrips(t *testing.T) {
 	srv := startRedisServer(t)
 	c := newClient(t, "unix", srv.Sock)
 	b := New(c, WithHeartbeat(-1))
-	// The Extension reads the purge log every 2 s whatever the traffic:
-	// not a cost per request.
-	hook := &countingHook{skip: b.keys.purges()}
+	// The Extension reads the purge log every 2 s, and the pauses begun
+	// every 0.5 to 5 s, whatever the traffic: not a cost per request.
+	hook := &countingHook{skip: []string{b.keys.purges(), b.keys.pauses(), b.keys.pauseLog()}}
 	c.AddHook(hook)
 	// Read the maxmemory-policy now, not in the background within the
 	// counted requests.

@@ -251,7 +251,8 @@ local function reply(wait) return {wait, repaired} end
 // token claims it, the claim ends and now becomes the latest Unclaim. Its
 // arguments are pacePrelude's (the delay is not used), its keys the pace
 // key and the host's queue (queueRead). When the token also owns the
-// latest start, the claim's own, the time since it is a sample of the
+// latest start, the claim's own, the time since it (since Queue's grant,
+// when the claim followed one within the delay) is a sample of the
 // queue's service time, if the host has a queue: a shorter sample
 // replaces it, a longer one moves it (from 0 at first) an eighth of the
 // way (erring short:
@@ -267,16 +268,20 @@ save()
 if owner == token then
   local qv = redis.pcall('GET', KEYS[2])
   if type(qv) == 'string' then
-    local a, b, c = string.match(qv, '^(%d+) (%d+) (%d+)$')
+    local a, b, c, d = string.match(qv, '^(%d+) (%d+) (%d+) ?(%d*)$')
     local life = redis.call('PTTL', KEYS[2])
     if a ~= nil and life > 0 then
-      local svc, sample = tonumber(c), math.max(now - latest, 0)
+      local from, granted = latest, tonumber(d) or 0
+      if granted > 0 and granted <= latest and latest - granted <= kept then
+        from = granted -- the claim followed Queue's grant: count from the grant
+      end
+      local svc, sample = tonumber(c), math.max(now - from, 0)
       if sample < svc then
         svc = sample
       else
         svc = svc + math.floor((sample - svc) / 8)
       end
-      redis.call('SET', KEYS[2], a .. ' ' .. b .. ' ' .. string.format('%.0f', svc), 'PX', life)
+      redis.call('SET', KEYS[2], string.format('%s %s %.0f %.0f', a, b, svc, granted), 'PX', life)
     end
   end
 end

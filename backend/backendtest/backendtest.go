@@ -102,6 +102,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"QueueSkipsDeadTicket", testQueueSkipsDeadTicket},
 		{"QueueServiceTime", testQueueServiceTime},
 		{"QueueOddCalls", testQueueOddCalls},
+		{"QueueBrokenClaim", testQueueBrokenClaim},
 		{"QueuePaused", testQueuePaused},
 		{"QueueProbe", testQueueProbe},
 		{"PausesSince", testPausesSince},

@@ -49,7 +49,25 @@ func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time
 		}
 		var wait time.Duration
 		var probe, onProbe bool
-		if hh.fleet {
+		switch {
+		case hh.fleet && hh.st.Phase == pause.Recovering:
+			// Recovering through a Queuer, which spaces the starts.
+			b.mu.Unlock()
+			return retryAt, false
+		case hh.fleet && now.Before(hh.fleetUntil):
+			wait = hh.fleetUntil.Sub(now) // the pause's rest: nothing to ask
+		case hh.fleet && now.Before(hh.askedAt.Add(fleetAskEvery)):
+			// Another request of this process asked lately: wait for
+			// what it learns, or ask in turn.
+			wait = hh.askedAt.Add(fleetAskEvery).Sub(now)
+		case hh.fleet && b.pacer.queued(host):
+			// The host is paced through a Queuer, whose answer in Wait
+			// carries the back-off: this request asks for the others.
+			hh.askedAt = now
+			b.mu.Unlock()
+			return retryAt, false
+		case hh.fleet:
+			hh.askedAt = now
 			b.mu.Unlock()
 			w, p, healthy, fleetOK := b.fleetAsk(tok, key)
 			if !fleetOK {
@@ -68,7 +86,7 @@ func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time
 				t.granted = true
 				b.tokens[tok] = t
 			}
-		} else {
+		default:
 			wait, probe, onProbe = hh.st.Ask(now, tok)
 		}
 		if wait <= 0 {
@@ -162,6 +180,10 @@ func (b *Backoff) Wire(tok any, host string) (goes bool) {
 			// the fleet's probe, or a start the fleet granted: it goes
 		case h.fleet && now.Before(h.fleetUntil):
 			wait = h.fleetUntil.Sub(now)
+		case h.fleet && b.pacer.queued(host):
+			// ClaimTurn, at the gate, answers for the host's back-off.
+			b.mu.Unlock()
+			return true
 		case h.fleet:
 			b.mu.Unlock()
 			w, p, _, fleetOK := b.fleetAsk(tok, key)

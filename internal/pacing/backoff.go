@@ -88,10 +88,15 @@ type Backoff struct {
 
 	// The fleet's back-off (backofffleet.go): the Backend's Pauser, nil
 	// without one; set by NewBackoff and only read after.
-	pauser  backend.Pauser
-	names   tokenSource  // names requests in the Pauser
-	pollDue atomic.Int64 // clock (UnixNano) when Paused is due
-	sweptAt time.Time    // guarded by mu; the latest sweep of stale states
+	pauser   backend.Pauser
+	watcher  backend.PauseWatcher // pauser as a PauseWatcher, nil when it is not one
+	names    tokenSource          // names requests in the Pauser
+	polledAt atomic.Int64         // clock (UnixNano) of the latest read of the paused hosts (Poll)
+	// watchMu is held by the read of the pauses begun (watchPauses),
+	// and guards watchCursor, where the next read starts.
+	watchMu     sync.Mutex
+	watchCursor string
+	sweptAt     time.Time // guarded by mu; the latest sweep of stale states
 
 	// counters, read by Counts.
 	pauses             [MaxCauses]atomic.Uint64
@@ -116,6 +121,11 @@ type hostBackoff struct {
 	// fleetUntil is the pause's end as the Backend last said.
 	fleet      bool
 	fleetUntil time.Time
+	// askedAt is when a request of this process last asked the Backend
+	// about the host (Ask, or a Queuer's answer): the others wait until
+	// fleetAskEvery after it, so that a host costs one call per interval
+	// and not one per waiting request.
+	askedAt time.Time
 }
 
 // NewBackoff returns a Backoff built from cfg.
@@ -136,6 +146,11 @@ func NewBackoff(cfg BackoffConfig) *Backoff {
 	if cfg.Pauser != nil && !cfg.Off {
 		b.pauser = cfg.Pauser
 		b.names.prefix = newTokenPrefix()
+		b.watcher, _ = cfg.Pauser.(backend.PauseWatcher)
+		if cfg.Pacer != nil {
+			// A Queuer's answers to the Pacer carry the host's back-off.
+			cfg.Pacer.backoff = b
+		}
 	}
 	return b
 }
@@ -348,7 +363,12 @@ func (b *Backoff) stateLocked(key string, now time.Time) *hostBackoff {
 	if now.Sub(b.sweptAt) >= time.Minute {
 		b.sweptAt = now
 		for k, h := range b.hosts {
-			if !h.fleet && h.waiting == 0 && h.st.Phase != pause.Healthy && h.st.Stale(now) {
+			switch {
+			case h.waiting > 0:
+			case !h.fleet && h.st.Phase != pause.Healthy && h.st.Stale(now),
+				h.fleet && !now.Before(later(h.fleetUntil, h.askedAt).Add(pause.StaleAfter)):
+				// A mirror of the fleet's state nobody asked about
+				// for that long: a request would ask again.
 				h.st = pause.State[any]{}
 				b.dropLocked(k, h)
 			}

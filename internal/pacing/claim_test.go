@@ -12,7 +12,8 @@ import (
 )
 
 // unclaimLog is a backend.Memory whose first failUnclaim Unclaim calls
-// fail; it logs every Start, Claim and Unclaim it is asked.
+// fail; it logs every Start, Claim (or ClaimTurn: "claim" too) and
+// Unclaim it is asked.
 type unclaimLog struct {
 	*backend.Memory
 	mu          sync.Mutex
@@ -34,6 +35,11 @@ func (r *unclaimLog) Start(ctx context.Context, host, token string, delay time.D
 func (r *unclaimLog) Claim(ctx context.Context, host, token string, delay, ttl time.Duration) (time.Duration, bool, error) {
 	r.log("claim " + token)
 	return r.Memory.Claim(ctx, host, token, delay, ttl)
+}
+
+func (r *unclaimLog) ClaimTurn(ctx context.Context, host, token string, delay, ttl time.Duration) (backend.Turn, error) {
+	r.log("claim " + token)
+	return r.Memory.ClaimTurn(ctx, host, token, delay, ttl)
 }
 
 func (r *unclaimLog) Unclaim(ctx context.Context, host, token string) error {

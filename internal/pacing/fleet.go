@@ -97,6 +97,14 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 	}
 	btok := pc.names.next()
 	u := pc.rand() // this start's jitter, as a share of the delay
+	if pc.queuer != nil {
+		err := pc.acquireQueued(ctx, key, tok, btok, u)
+		if errors.Is(err, errFallback) {
+			d, _ := pc.reserveLocal(host, pc.now, pc.fleetSize())
+			return true, pc.sleep(ctx, d)
+		}
+		return true, err
+	}
 	for {
 		delay := pc.delayOfKey(key)
 		if delay == 0 {
@@ -135,9 +143,12 @@ func (pc *Pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 	for {
 		var w time.Duration
 		var err error
-		if pc.claimer != nil {
+		switch {
+		case pc.queuer != nil:
+			w, err = pc.claimTurn(ctx, key, tok, btok, delay)
+		case pc.claimer != nil:
 			w, err = pc.claimShared(ctx, key, btok, delay)
-		} else {
+		default:
 			w, err = pc.startShared(ctx, key, btok, delay)
 		}
 		switch {

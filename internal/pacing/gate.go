@@ -37,8 +37,10 @@ func gateMargin(delay time.Duration) time.Duration {
 // another request of this process claims the host, then until delay has
 // passed since the latest response headers and since the latest start;
 // with a Backend it then books the fleet's next slot and waits for it,
-// keeping its claim. It returns at once for hosts without a delay, and with
-// ctx's error when ctx ends first.
+// keeping its claim. It returns at once for hosts without a delay, with
+// ctx's error when ctx ends first, and with ErrPaused when a Queuer holds
+// the request back for its host's fleet-wide back-off (the caller sends
+// it back to wait in Backoff.Admit).
 func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) error {
 	if pc.npaced.Load() == 0 {
 		return nil

@@ -83,7 +83,10 @@ type Config struct {
 // a start and waits, outside Colly's parallelism slots, until one is
 // granted; Gate confirms the start right before the wire and, with a
 // Claimer, claims the host fleet-wide until the response headers come, so
-// that the next start anywhere counts from them (fleet.go, claim.go). A
+// that the next start anywhere counts from them (fleet.go, claim.go).
+// With a Queuer (both are), Wait takes a ticket in the host's queue and
+// asks again when its turn is near, the gate claims with ClaimTurn, and
+// the host's fleet-wide back-off comes with each answer (queue.go). A
 // Backend with Reserve only books the fleet's slot at the gate, once this
 // process's own claim on the host is granted, which takes one of Colly's
 // parallelism slots while it waits. When the Backend fails, the Pacer
@@ -107,7 +110,12 @@ type Pacer struct {
 	backend backend.Backend // books slots fleet-wide; nil: locally
 	starter backend.Starter // backend as a Starter, nil when it is not one (fleet.go)
 	claimer backend.Claimer // backend as a Claimer, nil when it is not one (claim.go)
-	health  Health          // may be nil: the backend is always up
+	queuer  backend.Queuer  // backend as a Queuer, nil when it is not one (queue.go)
+	// backoff takes the host's back-off a Queuer answers with (queue.go);
+	// set by NewBackoff before first use when the Backoff shares the
+	// fleet's pauses, read-only after.
+	backoff *Backoff
+	health  Health // may be nil: the backend is always up
 	observe func(time.Duration)
 	names   tokenSource    // names this process's requests in the Starter
 	def     time.Duration  // Config.Default, ≤ max; 0: silent hosts are not paced
@@ -200,6 +208,9 @@ func New(cfg Config) *Pacer {
 		pc.starter = s
 		if c, ok := s.(backend.Claimer); ok {
 			pc.claimer = c
+		}
+		if q, ok := s.(backend.Queuer); ok {
+			pc.queuer = q
 		}
 	}
 	return pc

@@ -15,7 +15,10 @@ import (
 // the request tok, which will go out, and for a redirect hop with a nil
 // tok. While no host has a delay it costs one atomic load. With a Backend
 // that is a Starter, the request asks it for a start here, before
-// Colly's parallelism slots, and confirms it at the gate (fleet.go). A
+// Colly's parallelism slots, and confirms it at the gate (fleet.go). With
+// a Queuer, Wait returns ErrPaused when the Backend holds the request
+// back for its host's fleet-wide back-off: the caller waits in
+// Backoff.Admit, then calls Wait again (queue.go). A
 // slot given up because ctx ended is not handed back: the crawl is being
 // cancelled, and a host paced too slowly is never impolite.
 func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
