@@ -32,9 +32,11 @@ var ErrLeaseLost = errors.New("robotsext: robots.txt lease lost")
 //
 // The Extension keeps its own bounded near-cache of parsed records, so a
 // cached origin costs no Backend call and a request to a host with a
-// Crawl-delay costs three calls with a Claimer (Start, Claim and Unclaim),
-// two Starter.Start calls with a Starter, and one Reserve otherwise, plus
-// one more each time the answer is "not yet". The optional interfaces a
+// Crawl-delay costs three calls with a Queuer (Queue, ClaimTurn and
+// Unclaim) or a Claimer (Start, Claim and Unclaim), two Starter.Start
+// calls with a Starter, and one Reserve otherwise, plus one more each
+// time the answer is "not yet" (with a Queuer, about once per request,
+// however many workers wait; with a Claimer, at every delay). The optional interfaces a
 // Backend may add, and which one the Extension uses when several are
 // present, are listed in the package doc. When
 // a Backend call fails, the Extension falls back to fetching and pacing

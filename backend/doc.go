@@ -66,8 +66,7 @@
 //     Paused, which lists them all (up to a bound) at each read.
 //
 // When several are present the Extension uses each for its own job; the
-// only overlap is the pace, where it takes the most precise one: Claimer,
-// else Starter, else Reserve. (Queuer and PauseWatcher are the contract
-// the Extension's fleet pacing moves to; until it does, a Backend that
-// implements them serves as a Claimer and a Pauser.)
+// overlaps are the pace, where it takes the most precise one: Queuer,
+// else Claimer, else Starter, else Reserve; and the read of the fleet's
+// paused hosts: PausesSince, else Paused.
 package backend

@@ -17,15 +17,20 @@
 // # Cost
 //
 // The Extension keeps parsed records in its own near-cache, so a cached
-// origin costs no Redis call; a host with a Crawl-delay costs two EVALSHA
-// per request (Start when the request is queued, and again with its token
-// right before it goes on the wire, so that a worker that became late
-// pushes the host's next start back for the whole fleet), and one more
-// each time Start answers "not yet". Each Backend also refreshes its
-// heartbeat every few seconds (see WithHeartbeat) so that FleetSize knows
-// how many workers share the pace, each Extension reads the purge log
-// every 2 s while it crawls (one XRANGE when nothing was purged), and a
-// robots.txt fetch renews its lease once a second.
+// origin costs no Redis call; a host with a Crawl-delay costs three
+// EVALSHA per request (Queue when the request is made, ClaimTurn with its
+// token right before it goes on the wire, so that a worker that became
+// late pushes the host's next start back for the whole fleet, and
+// Unclaim at its answer), and one more each time Queue answers "not
+// yet": about once per request, however many workers wait for the host,
+// since each waiting request holds a place in the host's queue. The same
+// scripts read the host's back-off, so a fleet-wide pause costs a paced
+// request no call of its own. Each Backend also refreshes its heartbeat
+// every few seconds (see WithHeartbeat) so that FleetSize knows how many
+// workers share the pace, each Extension reads the purge log every 2 s
+// while it crawls (one XRANGE when nothing was purged) and the pauses
+// begun every 0.5 to 5 s (one script, however many hosts are paused), and
+// a robots.txt fetch renews its lease once a second.
 //
 // # Failure
 //

@@ -139,7 +139,10 @@ func reportFleet(b *testing.B, n, pages int, elapsed time.Duration, log *callLog
 
 // BenchmarkFleet: N workers, each with a client, a Backend and an
 // Extension of its own (an Async collector, Parallelism 2, the retry
-// idiom), crawl fleetHosts hosts with a Crawl-delay of 0.1 s.
+// idiom, WithFleetSize(N)), crawl fleetHosts hosts with a Crawl-delay of
+// 0.1 s, whose robots.txt the fleet already holds (as after a while of
+// crawling: a thousand workers starting at once on one machine would
+// otherwise measure their lease polling).
 func BenchmarkFleet(b *testing.B) {
 	srv := startRedisServerTCP(b)
 	stats := newClient(b, "tcp", srv.Addr)
@@ -150,7 +153,7 @@ func BenchmarkFleet(b *testing.B) {
 				for j := range sites {
 					sites[j] = newCostSite(b, fleetDelay, time.Millisecond)
 				}
-				run := &fleetRun{workers: n, pages: fleetPages(n), prefix: fmt.Sprintf("bench%d-%d:", n, i),
+				run := &fleetRun{workers: n, pages: fleetPages(n), prefix: fmt.Sprintf("bench%d-%d:", n, i), warm: true,
 					client: func() redis.UniversalClient {
 						o := clientOptions("tcp", srv.Addr)
 						o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolSize = 2*time.Second, 2*time.Second, 2*time.Second, 4

@@ -184,7 +184,10 @@ type fleetRun struct {
 	prefix  string
 	// client makes each worker's client; nil: a redis.Client of the
 	// server crawlCost is given, with clientOptions.
-	client   func() redis.UniversalClient
+	client func() redis.UniversalClient
+	// warm has the sites' robots.txt fetched and stored for the fleet
+	// before the workers start, as a crawl that has run a while has them.
+	warm     bool
 	log      *callLog
 	elapsed  time.Duration
 	started  time.Time
@@ -232,7 +235,8 @@ func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 		client := run.client()
 		t.Cleanup(func() { _ = client.Close() })
 		client.AddHook(run.log)
-		b := New(client, WithPrefix(run.prefix), WithTimeout(2*time.Second), WithWorkerID(fmt.Sprintf("w%d", i)))
+		b := New(client, WithPrefix(run.prefix), WithTimeout(2*time.Second), WithWorkerID(fmt.Sprintf("w%d", i)),
+			WithFleetSize(run.workers))
 		t.Cleanup(func() { _ = b.Close(context.Background()) })
 		c := colly.NewCollector(colly.UserAgent(fmt.Sprintf("fleetbot/1.0 (worker w%d)", i)), colly.Async(true), colly.AllowURLRevisit())
 		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 2}); err != nil {
@@ -255,6 +259,18 @@ func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 		})
 		ext := robotsext.Apply(c, robotsext.WithBackend(b), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
 		ws[i] = worker{c, ext, b}
+	}
+	if run.warm {
+		client := run.client()
+		t.Cleanup(func() { _ = client.Close() })
+		ext := robotsext.Apply(colly.NewCollector(colly.UserAgent("fleetbot/1.0 (warm-up)")),
+			robotsext.WithBackend(New(client, WithPrefix(run.prefix), WithHeartbeat(-1))),
+			robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+		for _, s := range sites {
+			if _, err := ext.Check(s.URL + "/"); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	var wg sync.WaitGroup
 	run.started = time.Now()
