@@ -78,6 +78,7 @@ type Backend struct {
 	br       breaker
 	fleet    fleet
 	evict    eviction
+	boot     boot // the first round trip (boot.go)
 	enforced bool // the client bounds socket I/O by the context; set by New
 
 	failedAt atomic.Int64 // cfg.now of the latest failed call, Unix ns; 0: none
@@ -105,8 +106,10 @@ var (
 // timeouts to work, make it with ContextTimeoutEnabled: true (see
 // WithTimeout). New makes no call: a Redis that is down when the crawl
 // starts only sends the Extension to its fallback until Redis is back.
-// The first call that succeeds also reads the server's maxmemory-policy
-// in the background (see EvictionPolicy).
+// The first call that succeeds also sends, in the background, the
+// Backend's first round trip: its heartbeat, the server's
+// maxmemory-policy (see EvictionPolicy), the purge log's cursor and the
+// pauses in force, in one pipeline.
 func New(client redis.UniversalClient, opts ...Option) *Backend {
 	cfg := newConfig(opts)
 	b := &Backend{client: client, cfg: cfg, keys: keys{prefix: cfg.prefix}}

@@ -76,9 +76,18 @@
 // evicted lease lets a second worker fetch the same robots.txt. With
 // noeviction a full Redis refuses writes instead; those calls fail, and
 // the fleet paces locally at delay × FleetSize (slower, never faster)
-// until memory is freed. At its first successful call a Backend reads
+// until memory is freed. After its first successful call a Backend reads
 // the policy (CONFIG GET, where allowed) and logs a warning once
 // (WithLogger) when it can evict; EvictionPolicy returns it.
+//
+// # The first round trip
+//
+// A worker reads the fleet-wide state once when it starts: its heartbeat
+// (and the fleet's size), the eviction policy, the purge log's cursor and
+// the pauses in force. The Backend sends them as one pipeline after its
+// first successful call, and the Extension's first Purges and
+// PausesSince take their answers, instead of four calls racing the
+// worker's first requests, each on a connection of its own (boot.go).
 //
 // # Keys
 //

@@ -30,6 +30,9 @@ const (
 // the first call that succeeded; only the caller that moves the state on
 // starts it.
 func (b *Backend) maybeCheckEviction() {
+	if b.bootChecksEviction() {
+		return // the first heartbeat, on its way, reads it (boot.go)
+	}
 	if b.evict.state.Load() != evictUnchecked || !b.evict.state.CompareAndSwap(evictUnchecked, evictChecking) {
 		return
 	}
@@ -116,6 +119,13 @@ func (b *Backend) CheckEviction(ctx context.Context) (string, error) {
 		}
 		return "", err
 	}
+	b.recordEviction(policy)
+	return policy, nil
+}
+
+// recordEviction remembers the policy read and logs the warning
+// EvictionPolicy describes, once per Backend.
+func (b *Backend) recordEviction(policy string) {
 	b.evict.policy.Store(&policy)
 	b.evict.state.Store(evictChecked)
 	if evicts(policy) {
@@ -127,7 +137,6 @@ func (b *Backend) CheckEviction(ctx context.Context) (string, error) {
 				"evicted_record", "robots.txt is fetched again")
 		})
 	}
-	return policy, nil
 }
 
 // evicts reports whether a maxmemory-policy can drop this package's keys

@@ -126,8 +126,14 @@ func (b *Backend) maybeBeat() {
 	go func() { _ = b.beat(context.Background()) }()
 }
 
-// beat renews this worker's heartbeat and learns the fleet's size.
+// beat renews this worker's heartbeat and learns the fleet's size. The
+// first beat is the Backend's first round trip (boot.go).
 func (b *Backend) beat(ctx context.Context) error {
+	if !b.boot.started.Load() {
+		if b.runBoot() {
+			return nil
+		}
+	}
 	key := b.keys.fleet()
 	window := 3 * b.cfg.heartbeat
 	var n int64

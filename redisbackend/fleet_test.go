@@ -268,10 +268,12 @@ func TestEveryKeyHasTTL(t *testing.T) {
 	if _, err := b.Reserve(ctx, "zero-only.example", 0); err != nil {
 		t.Fatal(err)
 	}
-	// The first call started a heartbeat in the background: wait for it.
-	for deadline := time.Now().Add(10 * time.Second); c.Exists(ctx, b.keys.fleet()).Val() == 0; {
+	// The first call started the first round trip in the background (a
+	// heartbeat, and the purge log's cursor, which starts the log): wait
+	// for it.
+	for deadline := time.Now().Add(10 * time.Second); c.Exists(ctx, b.keys.fleet(), b.keys.purges()).Val() < 2; {
 		if time.Now().After(deadline) {
-			t.Fatal("no heartbeat within 10s")
+			t.Fatal("no first round trip within 10s")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -282,7 +284,7 @@ func TestEveryKeyHasTTL(t *testing.T) {
 	}
 	want := map[string]bool{
 		b.keys.record(origin): true, b.keys.lease("https://held.example"): true,
-		b.keys.pace("ttl.example"): true, b.keys.fleet(): true,
+		b.keys.pace("ttl.example"): true, b.keys.fleet(): true, b.keys.purges(): true,
 		// Delay-0 bookings on hosts without a pace: kept as marks.
 		b.keys.pace("zero-only.example"): true,
 	}

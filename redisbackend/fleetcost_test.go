@@ -330,13 +330,15 @@ var paceOps = []string{"start", "claim", "unclaim", "queue", "claim turn", "rese
 // counted at the workers' clients (everything: robots.txt, heartbeats,
 // connections and reads of the purge and pause logs included), and the
 // pacing calls alone, which must not grow with the workers that wait:
-// with ten workers at most one more per page than with two. Every page is
+// with ten workers at most one more pacing call per page than with two,
+// and at most 2.5 more calls in all (each worker's start is spread over
+// fewer pages at ten: about 14 calls per worker, 6 pages each). Every page is
 // fetched, no gap at the host falls below the delay (less gapSlack), and
 // never two requests are on the wire at once.
 func TestFleetPaceCost(t *testing.T) {
 	srv := startRedisServer(t)
 	const pages, delay = 60, 100 * time.Millisecond
-	pacing := map[int]float64{}
+	pacing, all := map[int]float64{}, map[int]float64{}
 	for _, n := range []int{1, 2, 10} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 			s := newCostSite(t, delay, time.Millisecond)
@@ -346,6 +348,7 @@ func TestFleetPaceCost(t *testing.T) {
 			for _, op := range paceOps {
 				pacing[n] += float64(by[op]) / pages
 			}
+			all[n] = float64(total) / pages
 			as := s.arrivals()
 			t.Logf("%d workers, %d pages in %v: %.2f calls per page, %.2f of them pacing (%s); smallest gap %v, at most %d on the wire",
 				n, pages, run.elapsed.Round(time.Millisecond), float64(total)/pages, pacing[n], perPage(by, pages),
@@ -360,6 +363,9 @@ func TestFleetPaceCost(t *testing.T) {
 	}
 	if pacing[10] > pacing[2]+1 {
 		t.Errorf("pacing calls per page: %.2f with 2 workers, %.2f with 10; want at most one more", pacing[2], pacing[10])
+	}
+	if all[10] > all[2]+2.5 {
+		t.Errorf("calls per page: %.2f with 2 workers, %.2f with 10; want at most 2.5 more", all[2], all[10])
 	}
 }
 

@@ -69,7 +69,13 @@ func (b *Backend) Forget(ctx context.Context, origin string) error {
 // "" costs the second call only; when no log exists it starts one with a
 // marker entry, so that the cursor names an entry the next read can find.
 func (b *Backend) Purges(ctx context.Context, cursor string) ([]string, string, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", false, err
+	}
 	if cursor == "" {
+		if next, ok := b.bootPurges(); ok {
+			return nil, next, false, nil
+		}
 		next, err := b.purgeCursor(ctx)
 		return nil, next, false, err
 	}

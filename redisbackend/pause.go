@@ -501,7 +501,14 @@ func (b *Backend) PausesSince(ctx context.Context, cursor string, n int) ([]stri
 		return hosts, next, more, nil
 	}
 	// A full read: where the log ends, and the index's first page, in one
-	// round trip (a pipeline; on a Cluster, one per node).
+	// round trip (a pipeline; on a Cluster, one per node), or the Backend's
+	// first round trip's.
+	if n == bootPauseRead && ctx.Err() == nil {
+		if at, res, ok := b.bootPauses(); ok {
+			hosts, next, more := indexPage(res, at[0], at[1], n)
+			return hosts, next, more, nil
+		}
+	}
 	var tail, page *redis.Cmd
 	err := b.do(ctx, "pauses since", idx, func(ctx context.Context) error {
 		_, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
