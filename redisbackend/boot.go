@@ -42,6 +42,7 @@ type boot struct {
 	page   []string  // pauseIndexPageScript's answer: the index's first page
 	purged atomic.Bool
 	paused atomic.Bool
+	beaten atomic.Bool // the round trip renewed the heartbeat: the first beat is done
 }
 
 // bootChecksEviction reports whether the first round trip, not yet sent,
@@ -128,6 +129,7 @@ func (b *Backend) sendBoot(ctx context.Context) {
 	if beat {
 		if n, err := hb.Int64(); err == nil && !b.fleet.closed.Load() {
 			b.fleet.learn(n)
+			b.boot.beaten.Store(true)
 		}
 	}
 	cursor, err1 := purge.StringSlice()

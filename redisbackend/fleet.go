@@ -129,10 +129,8 @@ func (b *Backend) maybeBeat() {
 // beat renews this worker's heartbeat and learns the fleet's size. The
 // first beat is the Backend's first round trip (boot.go).
 func (b *Backend) beat(ctx context.Context) error {
-	if !b.boot.started.Load() {
-		if b.runBoot() {
-			return nil
-		}
+	if b.runBoot() && b.boot.beaten.CompareAndSwap(true, false) {
+		return nil // the first round trip renewed it
 	}
 	key := b.keys.fleet()
 	window := 3 * b.cfg.heartbeat

@@ -406,10 +406,12 @@ func TestFleetPauseCost(t *testing.T) {
 		run := &fleetRun{workers: workers, pages: pages, prefix: "pausedall:"}
 		b := New(newClient(t, "unix", srv.Sock), WithPrefix(run.prefix), WithHeartbeat(-1))
 		host := strings.TrimPrefix(s.URL, "http://")
+		// t0 before the call: the pause begins after it by Redis's clock,
+		// so that it covers all of (t0, t0 + 2 s].
+		t0 := time.Now()
 		if _, _, _, _, err := b.Pause(t.Context(), host, 2*time.Second, time.Second, time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		t0 := time.Now()
 		crawlCost(t, "unix", srv.Sock, s, run)
 		checkPause(t, s, run, t0, 2*time.Second, workers, 0)
 		if got := run.got.Load(); got != pages {
