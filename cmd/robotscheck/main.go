@@ -21,7 +21,8 @@
 //
 // For each robots.txt the output starts with a header: where it came from
 // (URL, HTTP status, outcome), the group chosen for the user agent (the line
-// numbers of its user-agent records), its Crawl-delay and its sitemaps. Then
+// numbers of its user-agent records), its Crawl-delay (or, when it states
+// none, the default pace robotsext gives the host) and its sitemaps. Then
 // comes one line per URL: ALLOWED or DISALLOWED, the URL, the reason, and
 // the deciding line with its text, as in
 //

@@ -132,6 +132,7 @@ func verdictLines(out string) []string {
 func TestLocalFile(t *testing.T) {
 	t.Parallel()
 	path := writeFile(t, robotsTxt)
+	noPace := writeFile(t, "User-agent: *\nCrawl-delay: 0\nDisallow: /private\n")
 	tests := []struct {
 		name string
 		args []string
@@ -168,7 +169,14 @@ func TestLocalFile(t *testing.T) {
 				"DISALLOWED /foo/1  disallowed by rule, line 8: Disallow: /foo",
 				"ALLOWED    /private/a  empty rule matched (allows everything), line 9: Disallow:",
 			},
-			head: []string{"# group for barbot: user-agent line 6 (names barbot)", "# crawl-delay for barbot: none"},
+			head: []string{"# group for barbot: user-agent line 6 (names barbot)", "# crawl-delay for barbot: none (robotsext paces the host by its default pace, 1s between requests; WithDefaultDelay)"},
+		},
+		{
+			name: "Crawl-delay: 0 stated",
+			args: []string{"-robots", noPace, "/a"},
+			code: exitAllowed,
+			want: []string{"ALLOWED    /a  no rule matched"},
+			head: []string{"# crawl-delay for robotscheck: 0s (stated: robotsext adds no pace)"},
 		},
 		{
 			name: "absolute URLs and queries",

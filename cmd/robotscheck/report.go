@@ -273,10 +273,14 @@ func (p *printer) header(src *source) {
 	default:
 		fmt.Fprintf(p.w, "user-agent %s (the \"*\" group; none names %s)\n", lineList(lines), p.ua)
 	}
-	if src.hasDelay {
+	switch {
+	case src.hasDelay && src.delay == 0:
+		fmt.Fprintf(p.w, "# crawl-delay for %s: 0s (stated: robotsext adds no pace)\n", p.ua)
+	case src.hasDelay:
 		fmt.Fprintf(p.w, "# crawl-delay for %s: %v\n", p.ua, src.delay)
-	} else {
-		fmt.Fprintf(p.w, "# crawl-delay for %s: none\n", p.ua)
+	default:
+		fmt.Fprintf(p.w, "# crawl-delay for %s: none (robotsext paces the host by its default pace, %v between requests; WithDefaultDelay)\n",
+			p.ua, robotsext.DefaultDelay)
 	}
 	if len(src.sitemaps) == 0 {
 		p.w.WriteString("# sitemaps: none\n")
