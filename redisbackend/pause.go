@@ -186,10 +186,7 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], string.format('(%.0f', now), '+inf',
 //
 //	KEYS[1] the index; ARGV[1] the host, ARGV[2] its score
 var pauseIndexScript = redis.NewScript(clockPrelude + `
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind ~= 'zset' and kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
@@ -211,10 +208,7 @@ return 1
 //	KEYS[1] the log; ARGV[1] the host, ARGV[2] the keep in ms, ARGV[3]
 //	the length for servers without MINID
 var pauseLogScript = redis.NewScript(clockPrelude + `
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind ~= 'stream' and kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
@@ -246,10 +240,7 @@ var pauseLogReadScript = redis.NewScript(clockPrelude + `
 local nowms = math.floor(now / 1000)
 local nowstr = string.format('%.0f', nowms)
 local keep, n = tonumber(ARGV[4]), tonumber(ARGV[3])
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if ARGV[1] == '' then
   if kind == 'stream' then
     local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
@@ -302,10 +293,7 @@ return out
 //
 // It returns {member, score, member, score...}.
 var pauseIndexPageScript = redis.NewScript(clockPrelude + `
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind ~= 'zset' then
   return {}
 end

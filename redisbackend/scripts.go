@@ -9,6 +9,16 @@ import "github.com/redis/go-redis/v9"
 // TIME and then write call redis.replicate_commands first, which Redis 5
 // and later do by default and Redis 3.2 and 4 need.
 
+// keyKind is a script prelude that reads the type of KEYS[1] into kind
+// ("none" when there is no key), as RESP2 and RESP3 servers give TYPE's
+// status reply (a string, or a table with the string at "ok").
+const keyKind = `
+local kind = redis.call('TYPE', KEYS[1])
+if type(kind) == 'table' then
+  kind = kind['ok']
+end
+`
+
 // leaseScript takes the fetch lease of one origin.
 //
 //	KEYS[1] lease key; ARGV[1] token, ARGV[2] ttl in ms
@@ -313,10 +323,7 @@ if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local window = tonumber(ARGV[2])
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind ~= 'zset' and kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
@@ -341,10 +348,7 @@ return redis.call('ZCARD', KEYS[1])
 //
 // It returns the entry's id.
 var purgeScript = redis.NewScript(`
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind ~= 'stream' and kind ~= 'none' then
   redis.call('DEL', KEYS[1])
 end
@@ -365,10 +369,7 @@ return id
 //
 // It returns {id, nonce} ("" for an entry without one).
 var purgeCursorScript = redis.NewScript(`
-local kind = redis.call('TYPE', KEYS[1])
-if type(kind) == 'table' then
-  kind = kind['ok']
-end
+` + keyKind + `
 if kind == 'stream' then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
   if #last > 0 then
