@@ -4,50 +4,24 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// opLog names every call a client sends (a pipeline by its first
-// command), as the fleet's cost harness does, but a new connection's
-// set-up.
-type opLog struct {
-	mu  sync.Mutex
-	ops []string
-}
-
-func (l *opLog) DialHook(next redis.DialHook) redis.DialHook { return next }
-
-func (l *opLog) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		l.add(opOf(cmd))
-		return next(ctx, cmd)
-	}
-}
-
-func (l *opLog) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		l.add("pipeline " + opOf(cmds[0]))
-		return next(ctx, cmds)
-	}
-}
-
-func (l *opLog) add(op string) {
-	if op == "hello" || op == "client" || op == "pipeline client" {
-		return // a new connection's set-up, go-redis's
-	}
-	l.mu.Lock()
-	l.ops = append(l.ops, op)
-	l.mu.Unlock()
-}
-
-func (l *opLog) get() []string {
+// opsBut returns the calls l logged, in order, but a new connection's
+// set-up (go-redis's HELLO and CLIENT commands).
+func (l *callLog) opsBut() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.ops)
+	var ops []string
+	for _, c := range l.calls {
+		if c.op != "hello" && c.op != "client" && c.op != "pipeline client" {
+			ops = append(ops, c.op)
+		}
+	}
+	return ops
 }
 
 // TestFirstRoundTrip: a Backend's heartbeat, eviction check, purge-log
@@ -104,7 +78,7 @@ func TestFirstRoundTrip(t *testing.T) {
 			}
 			c := redis.NewClient(o)
 			t.Cleanup(func() { _ = c.Close() })
-			var log opLog
+			var log callLog
 			c.AddHook(&log)
 			var logs logBuffer
 			clk := &fakeClock{t: time.Now()}
@@ -133,7 +107,7 @@ func TestFirstRoundTrip(t *testing.T) {
 			if _, _, _, err := b.Purges(t.Context(), ""); err != nil { // a second caller asks for itself
 				t.Fatal(err)
 			}
-			if got := log.get(); !slices.Equal(got, tc.wantOps) {
+			if got := log.opsBut(); !slices.Equal(got, tc.wantOps) {
 				t.Errorf("calls %q; want %q", got, tc.wantOps)
 			}
 			if got := b.EvictionPolicy(); got != tc.policy {
