@@ -19,6 +19,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/robotsext/robotsext/redisbackend/internal/rediscluster"
 )
 
 // newMiniredis starts a miniredis whose TTLs run on the wall clock, as a
@@ -162,19 +163,10 @@ func (s *redisServer) Start() error {
 	s.cmd = cmd
 	c := redis.NewClient(clientOptions("unix", s.Sock))
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server did not answer within 10s: %v\n%s", err, s.logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if err := rediscluster.AwaitPing(c); err != nil {
+		return fmt.Errorf("%w\n%s", err, s.logs.String())
 	}
+	return nil
 }
 
 // Stop kills the server (SIGKILL: no shutdown work, as in a crash) and

@@ -95,16 +95,24 @@ func startNode(t testing.TB, dir string, port int) string {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	c := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: time.Second, MaxRetries: -1})
 	defer c.Close()
-	// A new process has no other way to say it listens.
+	if err := AwaitPing(c); err != nil {
+		t.Fatalf("cluster node %s: %v\n%s", addr, err, logs.String())
+	}
+	return addr
+}
+
+// AwaitPing waits until the server c talks to answers PING, for at most
+// 10 s: a new redis-server process has no other way to say it listens.
+func AwaitPing(c *redis.Client) error {
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		err := c.Ping(ctx).Err()
 		cancel()
 		if err == nil {
-			return addr
+			return nil
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("cluster node %s did not answer within 10s: %v\n%s", addr, err, logs.String())
+			return fmt.Errorf("redis-server did not answer within 10s: %w", err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
