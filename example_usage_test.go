@@ -76,7 +76,9 @@ func ExampleUsage_Lookup() {
 func ExampleExtension_Page_refused() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/robots.txt", "/.well-known/tdmrep.json":
+		case "/robots.txt": // a short delay keeps the example fast
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+		case "/.well-known/tdmrep.json":
 			http.NotFound(w, r)
 		case "/essay":
 			fmt.Fprint(w, `<html><head><meta name="tdm-reservation" content="1"></head><body><a href="/next">next</a></body></html>`)
