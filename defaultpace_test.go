@@ -209,9 +209,9 @@ func TestDefaultPaceHostsIndependent(t *testing.T) {
 // is spent pauses its host for the field's window (its own cause in
 // Stats), before any 429; quota left or a malformed field changes
 // nothing; on a 429 the longer of Retry-After and the window counts
-// (the other way round, and several spent policies, are
-// internal/pacing's and internal/ratelimit's unit tests), and a spent
-// quota without a window pauses for the back-off base. The host states
+// (the other way round, several policies and the older X-RateLimit
+// fields are internal/pacing's and internal/ratelimit's unit tests), and
+// a spent quota without a window pauses for the back-off base. The host states
 // "Crawl-delay: 0", so that any gap is the pause's.
 func TestRateLimitPausesHost(t *testing.T) {
 	t.Parallel()
@@ -224,9 +224,7 @@ func TestRateLimitPausesHost(t *testing.T) {
 		wantCause PauseCause        // 0: no pause
 	}{
 		{"quota spent: paused for its window", 200, map[string]string{"RateLimit-Policy": `"default";q=3;w=1`, "RateLimit": `"default";r=0;t=1`}, time.Second, PauseRateLimit},
-		{"the most restrictive policy", 200, map[string]string{"RateLimit": `"burst";r=5;t=1, "daily";r=0;t=1, "hourly";r=30;t=900`}, time.Second, PauseRateLimit},
 		{"spent without a window: the base", 200, map[string]string{"RateLimit": `"default";r=0`}, 300 * time.Millisecond, PauseRateLimit},
-		{"older X-RateLimit fields", 200, map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1"}, time.Second, PauseRateLimit},
 		{"quota left: nothing", 200, map[string]string{"RateLimit": `"default";r=1;t=1`}, 0, 0},
 		{"malformed: nothing", 200, map[string]string{"RateLimit": `"default";t=1`}, 0, 0},
 		{"429: the window longer than Retry-After", 429, map[string]string{"Retry-After": "1", "RateLimit": `"default";r=0;t=2`}, 2 * time.Second, PauseTooManyRequests},
