@@ -429,28 +429,37 @@ func (a *arrivalLog) get(path string) (time.Time, bool) {
 }
 
 // TestBoundsRedirectHopToPacedHost proves that a same-host redirect
-// (/dir → /dir/) on a host with a Crawl-delay is followed under Colly's
-// default 10 s request timeout, with the delay holding at the server
-// between /dir and /dir/. With Crawl-delay: 1 the hop waits for its slot
-// inside the redirect chain (no error at all); with Crawl-delay: 11 the
-// wait does not fit the timeout, so the original request reaches OnError
-// once with an error wrapping ErrRedirectDeferred and the hop is re-issued
-// as a request of its own, reaching OnResponse. The collector has no
-// context deadline and no SetRequestTimeout: Colly's defaults.
+// (/dir → /dir/) on a host with a Crawl-delay is followed under a
+// request timeout that covers the whole redirect chain, with the delay
+// holding at the server between /dir and /dir/. With Crawl-delay: 1,
+// under Colly's default 10 s timeout, the hop waits for its slot inside
+// the redirect chain (no error at all); with Crawl-delay: 6 the wait is
+// above hopInlineMax (5 s) and longer than the request timeout, so the
+// original request reaches OnError once with an error wrapping
+// ErrRedirectDeferred and the hop is re-issued as a request of its own,
+// reaching OnResponse. The collectors have no context deadline. The
+// second one's request timeout is 4 s (SetRequestTimeout), standing for
+// Colly's default 10 s: a hop waiting 6 s inside a chain that must end
+// within 4 s fails as one waiting 11 s under 10 s would, and the test
+// waits 6 s of real time instead of 11.
 func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name     string
 		delay    time.Duration
+		timeout  time.Duration // the collector's request timeout; 0: Colly's default (10 s)
 		deferred bool
 	}{
-		{"Crawl-delay 1: followed inside the chain", time.Second, false},
-		{"Crawl-delay 11: deferred and re-issued", 11 * time.Second, true},
+		{"Crawl-delay 1: followed inside the chain", time.Second, 0, false},
+		{"Crawl-delay 6: deferred and re-issued", 6 * time.Second, 4 * time.Second, true},
 	} {
+		if tt.deferred && (tt.delay <= hopInlineMax || tt.timeout <= 0 || tt.delay <= tt.timeout) {
+			t.Fatalf("%s: the delay %v must exceed hopInlineMax %v and the request timeout %v", tt.name, tt.delay, hopInlineMax, tt.timeout)
+		}
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			if tt.deferred && testing.Short() {
-				t.Skip("waits a real 11 s Crawl-delay")
+				t.Skip("waits a real 6 s Crawl-delay")
 			}
 			clk := &shiftedClock{}
 			clk.back.Store(int64(tt.delay))
@@ -468,7 +477,10 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 
-			c := colly.NewCollector() // Colly's defaults: 10 s timeout, no deadline
+			c := colly.NewCollector() // no deadline
+			if tt.timeout > 0 {
+				c.SetRequestTimeout(tt.timeout)
+			}
 			c.WithTransport(wireTo(t, srv))
 			ext := Apply(c, quiet(), WithClock(clk.now), WithHTTPClient(&http.Client{Transport: wireTo(t, srv)}))
 			var mu sync.Mutex
@@ -487,8 +499,8 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 			// robots.txt is fetched and answered tt.delay ago, as the
 			// Extension sees it, so /dir goes out at once and the only real
 			// wait is the hop's (the subject of this test: a wait longer
-			// than Colly's real 10 s timeout, which no hand-moved clock can
-			// stand in for).
+			// than the collector's real request timeout, which no
+			// hand-moved clock can stand in for).
 			if _, err := ext.Check("http://paced.test/dir"); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
