@@ -251,7 +251,10 @@ func TestNofollowSiblings(t *testing.T) {
 
 // TestNofollowPageRetries: a nofollow page's own retries, from OnError
 // (the first answer failed) and from OnScraped (after it was marked), are
-// fetched; its links are refused each time.
+// fetched; its links are refused each time. The first answer, a 503,
+// pauses the host, and the retry from OnError waits for the pause: the
+// subject is the page directives, not the back-off, so the pause is
+// 100 ms (WithBackoffBase) instead of DefaultBackoffBase's 5 s.
 func TestNofollowPageRetries(t *testing.T) {
 	t.Parallel()
 	s := newDirSite(t, map[string]dirPage{
@@ -279,7 +282,7 @@ func TestNofollowPageRetries(t *testing.T) {
 						}
 					}
 				})
-			})
+			}, WithBackoffBase(100*time.Millisecond))
 			if cr.err != nil && start != "/flaky" {
 				t.Errorf("Visit: %v", cr.err)
 			}
