@@ -51,13 +51,14 @@ const archiveReserved = `[{"location": "/archive/", "tdm-reservation": 1}]`
 // request's User-Agent.
 func TestTDMRepOneFetch(t *testing.T) {
 	t.Parallel()
+	// The subject is not the pace: WithDefaultDelay(0).
 	release := make(chan struct{})
 	s := newTDMSite(t, "User-agent: *\nAllow: /\n", func(w http.ResponseWriter, r *http.Request) {
 		<-release
 		jsonFile(archiveReserved)(w, r)
 	})
 	c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; TrainBot/1.0; +https://example.com/bot)"))
-	e := Apply(c, quiet(), WithPurpose(PurposeTrainAI))
+	e := Apply(c, WithDefaultDelay(0), quiet(), WithPurpose(PurposeTrainAI))
 	var wg sync.WaitGroup
 	refused := atomic.Int32{}
 	for i := range 20 {
