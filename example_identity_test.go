@@ -65,6 +65,9 @@ func ExampleWithWebBotAuth() {
 		input := r.Header.Get("Signature-Input")
 		fmt.Printf("%s %s\n", r.URL.Path, input[:strings.Index(input, ")")+1])
 		fmt.Println("  Signature-Agent:", r.Header.Get("Signature-Agent"))
+		if r.URL.Path == "/robots.txt" { // a short delay keeps the example fast
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+		}
 	}))
 	defer site.Close()
 
@@ -88,6 +91,9 @@ func ExampleWithWebBotAuth() {
 func Example_fromHeader() {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Println(r.URL.Path, "From:", r.Header.Get("From"))
+		if r.URL.Path == "/robots.txt" { // a short delay keeps the example fast
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.05\n")
+		}
 	}))
 	defer site.Close()
 
