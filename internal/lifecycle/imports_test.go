@@ -1,10 +1,9 @@
 package lifecycle
 
 import (
-	"go/build"
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/robotsext/robotsext/internal/layout"
 )
 
 // allowedImport reports whether the lifecycle may import path itself (see
@@ -41,29 +40,5 @@ func allowedDependency(path string, standard bool) bool {
 // package it depends on through them is listed.
 func TestImports(t *testing.T) {
 	t.Parallel()
-	pkg, err := build.ImportDir(".", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range pkg.Imports {
-		first, _, _ := strings.Cut(path, "/")
-		if !allowedImport(path, !strings.Contains(first, ".")) {
-			t.Errorf("the lifecycle imports %s", path)
-		}
-	}
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to list the dependencies with")
-	}
-	out, err := exec.Command(gocmd, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	self := "github.com/robotsext/robotsext/internal/lifecycle"
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		path, standard, _ := strings.Cut(line, " ")
-		if path != self && !allowedDependency(path, standard == "true") {
-			t.Errorf("the lifecycle depends on %s", path)
-		}
-	}
+	layout.Check(t, "github.com/robotsext/robotsext/internal/lifecycle", layout.Rule{Imports: allowedImport, Deps: allowedDependency})
 }
