@@ -7,7 +7,6 @@ package robotsext
 // adaptive pace live in internal/pacing, which knows nothing of Colly.
 
 import (
-	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -154,16 +153,4 @@ func limitRules(paced []pacing.Rule) []colly.LimitRule {
 	}
 	slices.SortFunc(rs, func(a, b colly.LimitRule) int { return strings.Compare(a.DomainRegexp, b.DomainRegexp) })
 	return rs
-}
-
-// sleepCtx waits d on the real clock, or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

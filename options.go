@@ -9,6 +9,7 @@ import (
 
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 
@@ -130,7 +131,7 @@ func newConfig(opts []Option) *config {
 		cacheMemory:      defaultCacheMemory,
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
-		sleep:            sleepCtx,
+		sleep:            pacing.SleepReal,
 	}
 	for _, o := range opts {
 		if o != nil {

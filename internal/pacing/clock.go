@@ -20,13 +20,14 @@ func (c Clock) settled() Clock {
 		c.Now = time.Now
 	}
 	if c.Sleep == nil {
-		c.Sleep = sleepReal
+		c.Sleep = SleepReal
 	}
 	return c
 }
 
-// sleepReal waits d on the real clock, or until ctx is done.
-func sleepReal(ctx context.Context, d time.Duration) error {
+// SleepReal waits d on the real clock, or until ctx is done: Clock's
+// Sleep when none is given, and the root's for its own real waits.
+func SleepReal(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

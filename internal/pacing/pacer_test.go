@@ -248,13 +248,13 @@ func TestPacerWaitCancelled(t *testing.T) {
 
 func TestSleepReal(t *testing.T) {
 	t.Parallel()
-	if err := sleepReal(context.Background(), 0); err != nil {
-		t.Errorf("sleepReal(0) = %v", err)
+	if err := SleepReal(context.Background(), 0); err != nil {
+		t.Errorf("SleepReal(0) = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := sleepReal(ctx, time.Hour); !errors.Is(err, context.Canceled) {
-		t.Errorf("sleepReal(cancelled, 1h) = %v, want context.Canceled", err)
+	if err := SleepReal(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("SleepReal(cancelled, 1h) = %v, want context.Canceled", err)
 	}
 }
 
