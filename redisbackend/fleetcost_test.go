@@ -243,20 +243,7 @@ func crawlSites(t testing.TB, sites []*costSite, run *fleetRun) {
 			t.Fatal(err)
 		}
 		c.OnResponse(func(*colly.Response) { run.got.Add(1) })
-		var mu sync.Mutex
-		attempts := map[string]int{}
-		c.OnError(func(r *colly.Response, err error) { // the retry idiom
-			if r.StatusCode != http.StatusTooManyRequests && r.StatusCode != http.StatusServiceUnavailable {
-				return
-			}
-			mu.Lock()
-			attempts[r.Request.URL.Path]++
-			n := attempts[r.Request.URL.Path]
-			mu.Unlock()
-			if n < 30 {
-				_ = r.Request.Retry()
-			}
-		})
+		retryIdiom(c, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 		ext := robotsext.Apply(c, robotsext.WithBackend(b), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
 		ws[i] = worker{c, ext, b}
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,20 +77,7 @@ func crawlFleet(t *testing.T, s *overloadSite, prefix string, opts ...robotsext.
 		}
 		o := append([]robotsext.Option{robotsext.WithBackend(b), robotsext.WithLogger(slog.New(slog.DiscardHandler))}, opts...)
 		exts = append(exts, robotsext.Apply(c, o...))
-		var mu sync.Mutex
-		attempts := map[string]int{}
-		c.OnError(func(r *colly.Response, err error) {
-			if r.StatusCode != http.StatusTooManyRequests {
-				return
-			}
-			mu.Lock()
-			attempts[r.Request.URL.Path]++
-			n := attempts[r.Request.URL.Path]
-			mu.Unlock()
-			if n < 30 {
-				_ = r.Request.Retry()
-			}
-		})
+		retryIdiom(c, http.StatusTooManyRequests)
 		cs = append(cs, c)
 	}
 	var wg sync.WaitGroup
@@ -216,4 +204,23 @@ func TestInspectPause(t *testing.T) {
 	if st, err := b.Inspect(t.Context(), "http://fine.example"); err != nil || st.Pause != "" {
 		t.Fatalf("Inspect of a host in good health: pause %q, %v", st.Pause, err)
 	}
+}
+
+// retryIdiom registers the usual retry idiom on c: a request answered
+// with one of statuses is retried, up to 30 attempts a path.
+func retryIdiom(c *colly.Collector, statuses ...int) {
+	var mu sync.Mutex
+	attempts := map[string]int{}
+	c.OnError(func(r *colly.Response, _ error) {
+		if !slices.Contains(statuses, r.StatusCode) {
+			return
+		}
+		mu.Lock()
+		attempts[r.Request.URL.Path]++
+		n := attempts[r.Request.URL.Path]
+		mu.Unlock()
+		if n < 30 {
+			_ = r.Request.Retry()
+		}
+	})
 }
