@@ -218,7 +218,10 @@ func (e *Extension) OnBlocked(fn func(r *colly.Request, v Verdict)) {
 // hook always agree. It is not counted in Stats' Allowed and Blocked. URLs
 // that are not http or https are allowed with ReasonNotApplicable; the
 // error is ErrInvalidURL for URLs Colly would reject or without a host,
-// or the context's error.
+// or the context's error. While the WithWebBotAuth key or URL is
+// unusable, every other URL is refused with ReasonIdentity and the cause,
+// as the hook refuses every request, and no robots.txt is fetched (its
+// request could not be signed either).
 func (e *Extension) Check(rawURL string) (Verdict, error) {
 	return e.CheckContext(e.context(), rawURL)
 }
@@ -234,6 +237,9 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 		return Verdict{Allowed: true, Reason: ReasonNotApplicable}, nil
 	} else if err != nil {
 		return Verdict{}, err
+	}
+	if e.cfg.signErr != nil {
+		return Verdict{Allowed: false, Reason: ReasonIdentity, Err: e.cfg.signErr}, nil
 	}
 	en, err := e.entryFor(ctx, o)
 	if err != nil {

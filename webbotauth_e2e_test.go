@@ -318,8 +318,9 @@ func TestWebBotAuthOff(t *testing.T) {
 
 // TestWebBotAuthUnusable gives WithWebBotAuth keys and URLs that cannot
 // sign: nothing reaches the site, in shadow mode neither, every request
-// reaches OnBlocked with ReasonIdentity and the cause, Apply warns, and
-// FetchRobots fails with the same error.
+// reaches OnBlocked with ReasonIdentity and the cause, Check refuses with
+// them too (without a robots.txt fetch), Apply warns, and FetchRobots
+// fails with the same error.
 func TestWebBotAuthUnusable(t *testing.T) {
 	t.Parallel()
 	_, key, _ := ed25519.GenerateKey(rand.Reader)
@@ -361,8 +362,8 @@ func TestWebBotAuthUnusable(t *testing.T) {
 				e.OnBlocked(func(_ *colly.Request, v Verdict) { vs = append(vs, v) })
 				c.Visit(site.URL + "/")
 				c.Visit(site.URL + "/b")
-				if _, err := e.Check(site.URL + "/c"); err != nil {
-					t.Errorf("Check: %v", err)
+				if v, err := e.Check(site.URL + "/c"); err != nil || v.Allowed || v.Reason != ReasonIdentity || !errors.Is(v.Err, tt.cause) {
+					t.Errorf("Check = %+v, %v; want refused for the identity, with the cause", v, err)
 				}
 				if hits != 0 {
 					t.Errorf("the site saw %d requests", hits)
