@@ -15,6 +15,7 @@ import (
 
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/mockhttp"
 )
 
 // Acceptance tests of issue 10's Backend in one process: separate
@@ -217,7 +218,7 @@ func accVerdictText(v Verdict) string {
 // record too.
 func TestIssue10RecordRoundTrip(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Now()} // the package's hand-moved test clock (extension_test.go)
+	clk := mockhttp.ClockAt(time.Now()) // the tests' hand-moved clock
 	mb := backend.NewMemory()
 	mb.Now = clk.Now
 	s := newAccSite(t, accBody(accRoundTripRobots))

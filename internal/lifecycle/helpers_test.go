@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/jarcoal/httpmock"
+	"github.com/robotsext/robotsext/internal/mockhttp"
 )
 
 // Helpers of the package's tests: httpmock transports (one per test,
@@ -53,53 +52,16 @@ func testErrors() Errors {
 	}
 }
 
-// clock is a settable time source.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// The tests' settable clock and HTTP mocks are internal/mockhttp's.
+type clock = mockhttp.Clock
 
-func newClock() *clock { return &clock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// mock returns a client on a fresh mock transport.
-func mock() (*httpmock.MockTransport, *http.Client) {
-	mt := httpmock.NewMockTransport()
-	return mt, &http.Client{Transport: mt}
-}
-
-// respond builds a responder with a status, headers and body.
-func respond(status int, body string, kv ...string) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(status, body)
-		for i := 0; i+1 < len(kv); i += 2 {
-			resp.Header.Add(kv[i], kv[i+1])
-		}
-		resp.Request = req
-		return resp, nil
-	}
-}
-
-func redirect(to string) httpmock.Responder {
-	return respond(http.StatusMovedPermanently, "", "Location", to)
-}
-
-// waitForCancel answers only when the request's context ends.
-func waitForCancel(req *http.Request) (*http.Response, error) {
-	<-req.Context().Done()
-	return nil, req.Context().Err()
-}
+var (
+	newClock      = mockhttp.NewClock
+	mock          = mockhttp.Mock
+	respond       = mockhttp.Respond
+	redirect      = mockhttp.Redirect
+	waitForCancel = mockhttp.WaitForCancel
+)
 
 // stallBody yields data, then blocks until ctx ends.
 type stallBody struct {
