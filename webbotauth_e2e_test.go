@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/sigtest"
 
 	"github.com/dunglas/httpsfv"
 	"github.com/gocolly/colly/v2"
@@ -382,24 +383,6 @@ func TestWebBotAuthUnusable(t *testing.T) {
 	}
 }
 
-// failingSigner signs until told to fail, as a hardware key that goes
-// away.
-type failingSigner struct {
-	key  ed25519.PrivateKey
-	mu   sync.Mutex
-	fail bool
-}
-
-func (f *failingSigner) Public() crypto.PublicKey { return f.key.Public() }
-func (f *failingSigner) Sign(r io.Reader, msg []byte, o crypto.SignerOpts) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail {
-		return nil, errors.New("token removed")
-	}
-	return f.key.Sign(r, msg, o)
-}
-
 // TestWebBotAuthSignFails: a request that cannot be signed when it goes
 // out is not sent; OnBlocked learns why. A redirect hop that cannot be
 // signed is not followed.
@@ -409,7 +392,7 @@ func TestWebBotAuthSignFails(t *testing.T) {
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	v := newWBAVerifier(pub)
 	a, _ := wbaSites(t, v)
-	signer := &failingSigner{key: key}
+	signer := &sigtest.FailingSigner{Key: key}
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://foo.test/bot)"))
 	e := Apply(c, WithDefaultDelay(0), WithWebBotAuth(signer, wbaAgent), WithLogger(slog.New(slog.DiscardHandler)))
 	var vs []Verdict
@@ -417,9 +400,7 @@ func TestWebBotAuthSignFails(t *testing.T) {
 	var errs []error
 	c.OnError(func(_ *colly.Response, err error) { errs = append(errs, err) })
 	c.Visit(a.URL + "/page") // robots.txt and the page, signed
-	signer.mu.Lock()
-	signer.fail = true
-	signer.mu.Unlock()
+	signer.Fail()
 	c.Visit(a.URL + "/other")
 	for _, h := range v.all() {
 		if h.err != nil || h.path == "/other" {
@@ -465,7 +446,9 @@ func TestWebBotAuthKeyNeverShown(t *testing.T) {
 	bc := colly.NewCollector()
 	bad.Attach(bc)
 	bc.Visit(a.URL + "/")
-	_, fetchErr := FetchRobots(t.Context(), a.URL, WithWebBotAuth(&failingSigner{key: key, fail: true}, wbaAgent))
+	gone := &sigtest.FailingSigner{Key: key}
+	gone.Fail()
+	_, fetchErr := FetchRobots(t.Context(), a.URL, WithWebBotAuth(gone, wbaAgent))
 
 	// The Extension holds the key only through its configuration, which
 	// is read-only after Apply; the Extension itself is not printed here,

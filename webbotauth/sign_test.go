@@ -7,10 +7,8 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -21,24 +19,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotsext/robotsext/internal/sigtest"
+
 	"github.com/robotsext/robotsext/internal/httpsig"
 )
 
-// rfcKey is test-key-ed25519 of RFC 9421 Appendix B.1.4; the Web Bot Auth
-// draft's test vectors use it too.
-const rfcKey = `-----BEGIN PRIVATE KEY-----
-MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
------END PRIVATE KEY-----`
-
-func testKey(t testing.TB) ed25519.PrivateKey {
-	t.Helper()
-	b, _ := pem.Decode([]byte(rfcKey))
-	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.(ed25519.PrivateKey)
-}
+// testKey is RFC 9421's test-key-ed25519 (Appendix B.1.4).
+var testKey = sigtest.RFCKey
 
 const agent = "https://bot.test/.well-known/http-message-signatures-directory"
 
@@ -236,12 +223,12 @@ func TestSignFails(t *testing.T) {
 		t.Errorf("nil request: %v", err)
 	}
 	// A key that signed the probe and then fails (an HSM gone offline).
-	flaky := &flakySigner{key: key}
+	flaky := &sigtest.FailingSigner{Key: key}
 	s, err := NewSigner(flaky, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flaky.fail = true
+	flaky.Fail()
 	req := httptest.NewRequest("GET", "https://a.test/", nil)
 	if err := s.Sign(req); !errors.Is(err, ErrSign) {
 		t.Errorf("failing key: %v", err)
@@ -260,22 +247,6 @@ func TestSignFails(t *testing.T) {
 	if _, err := cl.Get(srv.URL); !errors.Is(err, ErrSign) {
 		t.Errorf("transport: %v", err)
 	}
-}
-
-type flakySigner struct {
-	key  ed25519.PrivateKey
-	mu   sync.Mutex
-	fail bool
-}
-
-func (f *flakySigner) Public() crypto.PublicKey { return f.key.Public() }
-func (f *flakySigner) Sign(r io.Reader, msg []byte, o crypto.SignerOpts) ([]byte, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail {
-		return nil, errors.New("device unavailable")
-	}
-	return f.key.Sign(r, msg, o)
 }
 
 // TestTransportRedirect follows a redirect to another host through the

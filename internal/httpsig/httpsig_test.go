@@ -2,31 +2,18 @@ package httpsig
 
 import (
 	"crypto/ed25519"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/robotsext/robotsext/internal/sigtest"
 )
 
-// rfcKey is test-key-ed25519 of RFC 9421 Appendix B.1.4, the key of its
-// B.2.6 example and of the Web Bot Auth draft's Ed25519 test vectors.
-const rfcKey = `-----BEGIN PRIVATE KEY-----
-MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
------END PRIVATE KEY-----`
-
-func testKey(t testing.TB) ed25519.PrivateKey {
-	t.Helper()
-	b, _ := pem.Decode([]byte(rfcKey))
-	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.(ed25519.PrivateKey)
-}
+// testKey is RFC 9421's test-key-ed25519 (Appendix B.1.4).
+var testKey = sigtest.RFCKey
 
 // testRequest is RFC 9421's test-request (Appendix B.2).
 func testRequest() *Message {
