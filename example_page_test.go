@@ -146,7 +146,7 @@ func ExampleReadDirectives() {
 }
 
 // Directives values name their rules.
-func ExampleDirectives_String() {
+func ExampleDirectives() {
 	fmt.Println(robotsext.Directives{})
 	fmt.Println(robotsext.ParseXRobotsTag("DemoBot", "all"))
 	// Output:

@@ -4,7 +4,11 @@ package robotsext
 // built from the engine's Match (internal/robotstxt finds the deciding
 // rule; see its matcher.go for precedence).
 
-import "github.com/robotsext/robotsext/internal/robotstxt"
+import (
+	"unsafe"
+
+	"github.com/robotsext/robotsext/internal/robotstxt"
+)
 
 // Check decides whether the crawler whose product token is token (such as
 // "FooBot", not "FooBot/1.0" nor a whole User-Agent: see ProductToken) may
@@ -63,4 +67,12 @@ func setVerdict(v *Verdict, p *robotstxt.Policy, m robotstxt.Match) {
 			v.Allowed, v.Reason = false, ReasonDisallowRule
 		}
 	}
+}
+
+// bytesString views b as a string without copying. The string is valid only
+// while b is neither modified nor out of scope: it is for passing bytes of
+// a buffer to a callee that does not keep them (the request hook passes a
+// path built in a stack array).
+func bytesString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/directives"
 	"github.com/robotsext/robotsext/internal/tdmrep"
 )
 
@@ -102,7 +103,7 @@ func (e *Extension) onResponse(resp *colly.Response) {
 	var meta tdmrep.Declaration
 	var d Directives
 	if purpose {
-		d = readResponse(e.token(), *resp.Headers, resp.Body, &meta)
+		d = directives.Read(e.token(), *resp.Headers, resp.Body, &meta)
 	} else {
 		d = ReadDirectives(e.token(), *resp.Headers, resp.Body)
 	}

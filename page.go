@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/directives"
 	"github.com/robotsext/robotsext/internal/tdmrep"
 )
 
@@ -133,13 +134,13 @@ func (e *Extension) Page(resp *colly.Response) Page {
 	var meta tdmrep.Declaration
 	if m := markOf(resp.Request.Ctx); m != nil && m.page == resp.Request {
 		p.Directives, meta = m.dirs, m.meta
-		if len(e.cfg.purposes) == 0 && resp.Headers != nil && isHTML(resp.Headers.Get("Content-Type"), resp.Body) {
-			readHead(e.token(), resp.Body, &meta) // the hook read the directives only
+		if len(e.cfg.purposes) == 0 && resp.Headers != nil && directives.IsHTML(resp.Headers.Get("Content-Type"), resp.Body) {
+			directives.ReadHead(e.token(), resp.Body, &meta) // the hook read the directives only
 		}
 	} else if resp.Headers != nil {
-		p.Directives = readResponse(e.token(), *resp.Headers, resp.Body, &meta)
-	} else if isHTML("", resp.Body) {
-		p.Directives = readHead(e.token(), resp.Body, &meta)
+		p.Directives = directives.Read(e.token(), *resp.Headers, resp.Body, &meta)
+	} else if directives.IsHTML("", resp.Body) {
+		p.Directives = directives.ReadHead(e.token(), resp.Body, &meta)
 	}
 	usage, decl := e.pageUsage(resp, p.Directives, meta)
 	p.Usage, p.TDMRep = usage, tdmRepOf(decl)

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/robotsext/robotsext/internal/directives"
 	"github.com/robotsext/robotsext/internal/tdmrep"
 )
 
@@ -34,7 +35,7 @@ func FuzzPageSignals(f *testing.F) {
 		}
 		h.Set("Content-Type", ct)
 		var meta tdmrep.Declaration
-		d := readResponse("DemoBot", h, html, &meta)
+		d := directives.Read("DemoBot", h, html, &meta)
 		if plain := ReadDirectives("DemoBot", h, html); plain != d {
 			t.Fatalf("reading the TDMRep meta tags changed the directives: %+v, %+v", d, plain)
 		}

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/directives"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 	"github.com/robotsext/robotsext/internal/signals"
@@ -177,7 +178,7 @@ func (r refusal) name(s UsageStatement) (line int, rule string) {
 	case SourceTDMRepMeta:
 		return 0, "meta " + tdmrep.NameReservation + ": 1"
 	case SourceXRobotsTag:
-		return 0, headerName + ": " + r.aiWord(FromXRobotsTag)
+		return 0, directives.HeaderName + ": " + r.aiWord(FromXRobotsTag)
 	case SourceMetaRobots:
 		return 0, "meta robots: " + r.aiWord(FromMeta)
 	}
@@ -330,8 +331,8 @@ func (e *Extension) usageHeaders(c *colly.Collector, resp *colly.Response) {
 		return
 	}
 	pr := &pageRead{h: h, imageOf: img, image: signals.IsImage(h.Get("Content-Type"))}
-	if len(h[headerName]) > 0 {
-		pr.dirs = ParseXRobotsTag(e.token(), h[headerName]...)
+	if len(h[directives.HeaderName]) > 0 {
+		pr.dirs = ParseXRobotsTag(e.token(), h[directives.HeaderName]...)
 	}
 	en := e.pageEntry(r.URL)
 	ctx := contextOf(c)
@@ -389,8 +390,8 @@ func (e *Extension) usageBody(resp *colly.Response, d Directives, meta tdmrep.De
 	}
 	_, name := refusal{en: en, file: rule, h: pr.h, dirs: d}.name(s)
 	head := &pageRead{h: pr.h}
-	if len(pr.h[headerName]) > 0 {
-		head.dirs = ParseXRobotsTag(e.token(), pr.h[headerName]...)
+	if len(pr.h[directives.HeaderName]) > 0 {
+		head.dirs = ParseXRobotsTag(e.token(), pr.h[directives.HeaderName]...)
 	}
 	if before, _, _ := e.usageFor(en, file, r.URL, head); before != usage {
 		if _, no := before.refuses(e.cfg.purposes); no {

@@ -1,4 +1,4 @@
-package robotsext
+package directives
 
 import (
 	"strings"
@@ -18,10 +18,10 @@ func checkDirectives(t *testing.T, d Directives) {
 	if !d.UnavailableAfter.IsZero() && d.UnavailableAfter.Location() != time.UTC {
 		t.Fatalf("date not in UTC: %v", d.UnavailableAfter)
 	}
-	if d.NoFollow != (d.NofollowRule() != "") || d.NoFollow != (d.From(DirectiveNoFollow) != 0) {
+	if d.NoFollow != (d.NofollowRule() != "") || d.NoFollow != (d.From(NoFollow) != 0) {
 		t.Fatalf("nofollow without its source or rule: %+v", d)
 	}
-	if d.NoAI != (d.From(DirectiveNoAI) != 0) || d.NoImageAI != (d.From(DirectiveNoImageAI) != 0) {
+	if d.NoAI != (d.From(NoAI) != 0) || d.NoImageAI != (d.From(NoImageAI) != 0) {
 		t.Fatalf("noai or noimageai without its source: %+v", d)
 	}
 }

@@ -1,4 +1,4 @@
-package robotsext
+package directives
 
 // This file finds the meta tags of an HTML document's head without
 // building a document tree: a scan over the tags that may stand in a head,
@@ -218,8 +218,7 @@ func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // bytesString views b as a string without copying. The string is valid only
 // while b is neither modified nor out of scope: it is for passing bytes of
-// a buffer to a callee that does not keep them (the request hook passes a
-// path built in a stack array).
+// the body to a callee that does not keep them.
 func bytesString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -1,4 +1,4 @@
-package robotsext
+package directives
 
 // This file reads the date of an unavailable_after page directive. Search
 // engines document RFC 822, RFC 850 and ISO 8601 forms; sites write all
