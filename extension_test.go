@@ -753,20 +753,6 @@ func TestLRUBound(t *testing.T) {
 	}
 }
 
-func TestTokenDerivation(t *testing.T) {
-	t.Parallel()
-	for ua, want := range map[string]string{
-		"colly - https://github.com/gocolly/colly": "colly",
-		"MyBot/1.2 (+https://example.com)":         "MyBot",
-		"  Foo_Bar-baz2":                           "Foo_Bar-baz",
-		"/1.0":                                     "",
-	} {
-		if got := tokenFromUserAgent(ua); got != want {
-			t.Errorf("tokenFromUserAgent(%q) = %q, want %q", ua, got, want)
-		}
-	}
-}
-
 // Robots.Verdict reads URLs that are not absolute exactly as Policy.Check
 // does, so the CLI and the library never disagree on a relative reference.
 func TestRobotsVerdictReadsURLsAsCheck(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/robotstxt"
+	"github.com/robotsext/robotsext/internal/useragent"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 
@@ -200,7 +201,7 @@ func RobotsURL(rawURL string) (string, error) {
 // Verdict's TokenErr says so.
 func (r *Robots) Verdict(token, rawURL string, mode FailMode) (v Verdict) {
 	defer func() {
-		if !isBareToken(token) && token != "*" {
+		if !useragent.IsToken(token) && token != "*" {
 			v.TokenErr = ValidToken(token)
 		}
 	}()

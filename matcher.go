@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/robotsext/robotsext/internal/robotstxt"
+	"github.com/robotsext/robotsext/internal/useragent"
 )
 
 // Check decides whether the crawler whose product token is token (such as
@@ -32,7 +33,7 @@ func (p *Policy) Check(token, rawURL string) (v Verdict) {
 	}
 	e := p.engine()
 	setVerdict(&v, e, e.Decide(e.Select(token), path))
-	if !isBareToken(token) && token != "*" {
+	if !useragent.IsToken(token) && token != "*" {
 		v.TokenErr = ValidToken(token)
 	}
 	return v

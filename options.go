@@ -10,6 +10,7 @@ import (
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/useragent"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 
@@ -164,7 +165,7 @@ func newConfig(opts []Option) *config {
 func WithUserAgent(token string) Option {
 	return func(c *config) {
 		c.tokenGiven = strings.TrimSpace(token)
-		c.token, _ = reduceToken(c.tokenGiven)
+		c.token, _ = useragent.Reduce(c.tokenGiven)
 		c.tokenSet = true
 	}
 }

@@ -2,7 +2,8 @@ package robotsext
 
 // This file says who the Extension is to robots.txt: the product token
 // matched against user-agent lines, and the headers of the robots.txt
-// request. The rules that find a token in a User-Agent live in identity.go.
+// request. The rules that find a token in a User-Agent live in
+// internal/useragent.
 
 import (
 	"net/http"

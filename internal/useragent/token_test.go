@@ -1,4 +1,4 @@
-package robotsext
+package useragent
 
 import (
 	"strings"
@@ -63,13 +63,13 @@ var crawlerUserAgents = []struct {
 func TestTokenFromUserAgentCrawlers(t *testing.T) {
 	t.Parallel()
 	for _, tt := range crawlerUserAgents {
-		if got := tokenFromUserAgent(tt.ua); got != tt.want {
-			t.Errorf("%s: tokenFromUserAgent(%q) = %q, want %q", tt.name, tt.ua, got, tt.want)
+		if got := Token(tt.ua); got != tt.want {
+			t.Errorf("%s: Token(%q) = %q, want %q", tt.name, tt.ua, got, tt.want)
 		}
 	}
 }
 
-// TestTokenFromUserAgentRules checks each rule of tokenFromUserAgent and
+// TestTokenFromUserAgentRules checks each rule of Token and
 // the cases around them: browsers, libraries, odd spacing, junk.
 func TestTokenFromUserAgentRules(t *testing.T) {
 	t.Parallel()
@@ -128,8 +128,8 @@ func TestTokenFromUserAgentRules(t *testing.T) {
 		{"ÄcmeBot/1.0", ""},
 	}
 	for _, tt := range tests {
-		if got := tokenFromUserAgent(tt.ua); got != tt.want {
-			t.Errorf("tokenFromUserAgent(%q) = %q, want %q", tt.ua, got, tt.want)
+		if got := Token(tt.ua); got != tt.want {
+			t.Errorf("Token(%q) = %q, want %q", tt.ua, got, tt.want)
 		}
 	}
 }
@@ -155,9 +155,9 @@ func TestReduceToken(t *testing.T) {
 		{"2Bot", "", true},
 	}
 	for _, tt := range tests {
-		got, reduced := reduceToken(tt.in)
+		got, reduced := Reduce(tt.in)
 		if got != tt.want || reduced != tt.reduced {
-			t.Errorf("reduceToken(%q) = %q, %v; want %q, %v", tt.in, got, reduced, tt.want, tt.reduced)
+			t.Errorf("Reduce(%q) = %q, %v; want %q, %v", tt.in, got, reduced, tt.want, tt.reduced)
 		}
 	}
 }
@@ -176,14 +176,14 @@ func TestTokenFromUserAgentLong(t *testing.T) {
 		{"Mozilla/5.0 (compatible; " + strings.Repeat("B", n) + "ot)", strings.Repeat("B", n) + "ot"},
 	}
 	for _, tt := range tests {
-		if got := tokenFromUserAgent(tt.ua); got != tt.want {
-			t.Errorf("tokenFromUserAgent(%.40q…) = %.40q…, want %.40q…", tt.ua, got, tt.want)
+		if got := Token(tt.ua); got != tt.want {
+			t.Errorf("Token(%.40q…) = %.40q…, want %.40q…", tt.ua, got, tt.want)
 		}
 	}
 }
 
 // FuzzTokenFromUserAgent checks that any input gives a token or "", cut
-// from the input, and that reduceToken agrees with it.
+// from the input, and that Reduce agrees with it.
 func FuzzTokenFromUserAgent(f *testing.F) {
 	for _, tt := range crawlerUserAgents {
 		f.Add(tt.ua)
@@ -192,21 +192,37 @@ func FuzzTokenFromUserAgent(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, ua string) {
-		got := tokenFromUserAgent(ua)
-		if got != "" && !isBareToken(got) {
-			t.Fatalf("tokenFromUserAgent(%q) = %q: not a token", ua, got)
+		got := Token(ua)
+		if got != "" && !IsToken(got) {
+			t.Fatalf("Token(%q) = %q: not a token", ua, got)
 		}
 		if !strings.Contains(ua, got) {
-			t.Fatalf("tokenFromUserAgent(%q) = %q: not in the input", ua, got)
+			t.Fatalf("Token(%q) = %q: not in the input", ua, got)
 		}
-		tok, reduced := reduceToken(ua)
+		tok, reduced := Reduce(ua)
 		switch {
 		case !reduced && tok != ua:
-			t.Fatalf("reduceToken(%q) = %q, false: changed but not reported", ua, tok)
+			t.Fatalf("Reduce(%q) = %q, false: changed but not reported", ua, tok)
 		case reduced && tok != got:
-			t.Fatalf("reduceToken(%q) = %q, want tokenFromUserAgent's %q", ua, tok, got)
-		case reduced == (ua == "" || isBareToken(ua)):
-			t.Fatalf("reduceToken(%q) reduced = %v", ua, reduced)
+			t.Fatalf("Reduce(%q) = %q, want Token's %q", ua, tok, got)
+		case reduced == (ua == "" || IsToken(ua)):
+			t.Fatalf("Reduce(%q) reduced = %v", ua, reduced)
 		}
 	})
+}
+
+// TestTokenDerivation checks the tokens of Colly's default User-Agent and
+// of a few plain forms.
+func TestTokenDerivation(t *testing.T) {
+	t.Parallel()
+	for ua, want := range map[string]string{
+		"colly - https://github.com/gocolly/colly": "colly",
+		"MyBot/1.2 (+https://example.com)":         "MyBot",
+		"  Foo_Bar-baz2":                           "Foo_Bar-baz",
+		"/1.0":                                     "",
+	} {
+		if got := Token(ua); got != want {
+			t.Errorf("Token(%q) = %q, want %q", ua, got, want)
+		}
+	}
 }
