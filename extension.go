@@ -31,14 +31,14 @@ import (
 // WithFetchConcurrency fetches run at once. With WithBackend, the cache is
 // a near-cache of records shared with other Extensions or processes.
 type Extension struct {
-	c        *colly.Collector // the collector given to Apply; may be nil
-	cfg      *config          // read-only after Apply
-	urls     whatwgUrl.Parser // reads URLs as Colly's Visit does; safe for concurrent use
-	cache    *lifecycle.Cache // each origin's robots.txt (lifecycle.go); read-only after Apply
-	tdm      *tdmFiles        // each origin's tdmrep.json (tdmrep.go); nil without WithPurpose
-	pacer    *pacing.Pacer    // each host's Crawl-delay pace (delay.go); read-only after Apply
-	pauses   *pacing.Backoff  // the hosts that asked for less (backoff.go); read-only after Apply
-	adaptive *pacing.Adaptive // WithAdaptivePace (delay.go); read-only after Apply
+	c        *colly.Collector  // the collector given to Apply; may be nil
+	cfg      *config           // read-only after Apply
+	urls     whatwgUrl.Parser  // reads URLs as Colly's Visit does; safe for concurrent use
+	cache    *lifecycle.Cache  // each origin's robots.txt (lifecycle.go); read-only after Apply
+	tdm      *lifecycle.TDMRep // each origin's tdmrep.json (lifecycle.go); nil without WithPurpose
+	pacer    *pacing.Pacer     // each host's Crawl-delay pace (delay.go); read-only after Apply
+	pauses   *pacing.Backoff   // the hosts that asked for less (backoff.go); read-only after Apply
+	adaptive *pacing.Adaptive  // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
 	tallies  tallies  // page responses per host (responses.go)
 	id       identity // the product token, derived once per User-Agent
@@ -97,7 +97,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	e.newPacing()
 	e.cache = e.newCache()
 	if len(cfg.purposes) > 0 {
-		e.tdm = newTDMFiles(cfg.cacheSize, cfg.cacheMemory)
+		e.tdm = e.newTDMRep()
 	}
 	for _, p := range cfg.badOverrides {
 		cfg.logger.Warn("robotsext: ignoring WithOverride pattern: it can never match a URL's host", "pattern", p.pattern, "why", p.why)

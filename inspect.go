@@ -126,7 +126,7 @@ func (e *Extension) Forget(ctx context.Context, rawURL string) error {
 		return fmt.Errorf("%w: %s", err, redact.RawURL(rawURL))
 	}
 	if e.tdm != nil {
-		e.tdm.remove(o)
+		e.tdm.Forget(o)
 	}
 	return e.cache.Forget(ctx, o)
 }

@@ -39,6 +39,20 @@ func (e *Extension) newCache() *lifecycle.Cache {
 	})
 }
 
+// newTDMRep builds e's cache of tdmrep.json files (WithPurpose); e.cache
+// must be ready: its Fetcher makes the requests.
+func (e *Extension) newTDMRep() *lifecycle.TDMRep {
+	return lifecycle.NewTDMRep(lifecycle.TDMRepConfig{
+		Fetcher:  e.cache.Fetcher(),
+		Size:     e.cfg.cacheSize,
+		MaxBytes: e.cfg.cacheMemory,
+		Logger:   e.cfg.logger,
+		Header:   e.requestHeader,
+		Pace:     e.pacer.PaceFetch,
+		Fetched:  e.stats.tdmFetched,
+	})
+}
+
 // entryFor returns o's entry in force, fetching robots.txt when it is
 // missing or expired (lifecycle.Cache.Get); with a Backend that shares
 // pauses, it first reads the fleet's pauses when due (backoff.go).

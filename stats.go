@@ -181,6 +181,17 @@ type counters struct {
 	responses           tally // page responses by StatusClass (responses.go)
 }
 
+// tdmFetched counts one fetch of a tdmrep.json and what it found.
+func (c *counters) tdmFetched(s lifecycle.TDMRepState) {
+	c.tdmFetches.Add(1)
+	switch s {
+	case lifecycle.TDMRepFound:
+		c.tdmFiles.Add(1)
+	case lifecycle.TDMRepMalformed:
+		c.tdmMalformed.Add(1)
+	}
+}
+
 // decided counts one enforced decision.
 func (c *counters) decided(v Verdict) {
 	r := v.Reason % maxReasons

@@ -7,7 +7,7 @@ package robotsext
 // by then:
 //
 //   - before it is fetched: robots.txt's Content-Usage and Content-Signal
-//     lines, and the origin's tdmrep.json (tdmrep.go);
+//     lines, and the origin's tdmrep.json (internal/lifecycle's TDMRep);
 //   - at its response headers: those, with the Content-Usage,
 //     Content-Signal and tdm-reservation headers and noai (or, on an
 //     image, noimageai) in X-Robots-Tag; a refusal aborts the page before
@@ -106,7 +106,7 @@ func robotsUsage(en *lifecycle.Entry) bool {
 func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) error {
 	var file *tdmrep.File
 	if e.tdm != nil && !en.Override {
-		f, err := e.tdmFile(ctx, en.Origin, en.Expires)
+		f, err := e.tdm.File(ctx, en.Origin, en.Expires)
 		if err != nil {
 			return err
 		}
@@ -294,10 +294,7 @@ func (e *Extension) cachedTDMRep(u *url.URL) *tdmrep.File {
 	if err != nil || e.cfg.overridden(o) {
 		return nil
 	}
-	if en := e.tdm.get(o); en != nil {
-		return en.file
-	}
-	return nil
+	return e.tdm.Cached(o)
 }
 
 // noImageAIPage returns the mark of the page whose link r is, when that
@@ -342,7 +339,7 @@ func (e *Extension) usageHeaders(c *colly.Collector, resp *colly.Response) {
 		if en != nil {
 			fresh = en.Expires
 		}
-		f, err := e.tdmFile(ctx, o, fresh)
+		f, err := e.tdm.File(ctx, o, fresh)
 		if err != nil {
 			return // the context ended: Colly fails the request
 		}

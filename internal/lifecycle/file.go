@@ -114,11 +114,3 @@ func (f *Fetcher) FetchFile(ctx context.Context, o Origin, path string, hdr http
 	a.Fresh = lifetime(resp.Header, a.FetchedAt, cfg.TTL, cfg.MaxTTL)
 	return a, nil
 }
-
-// Backoff is how long an origin whose file was unreachable failures times
-// in a row is left alone, as for robots.txt: retryAfter when given (at
-// most backend.MaxBackoff), else a minute doubled per failure up to
-// backend.MaxBackoff.
-func Backoff(failures int, retryAfter time.Duration) time.Duration {
-	return backoff(failures, retryAfter)
-}

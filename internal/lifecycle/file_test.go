@@ -61,7 +61,7 @@ func TestFetchFile(t *testing.T) {
 	if a, err := f.FetchFile(ctx, testHost, "/.well-known/tdmrep.json", RequestHeader(nil), 10); err == nil {
 		t.Errorf("a cancelled fetch answered %+v", a)
 	}
-	if d := Backoff(3, 0); d != 4*time.Minute {
-		t.Errorf("Backoff(3, 0) = %v", d)
+	if d := backoff(3, 0); d != 4*time.Minute {
+		t.Errorf("backoff(3, 0) = %v", d)
 	}
 }

@@ -8,7 +8,8 @@ import (
 
 // allowedImport reports whether the lifecycle may import path itself (see
 // the package comment): the standard library, the backend contract, the
-// robots.txt engine, redact and singleflight. Colly and the root package
+// robots.txt engine, internal/tdmrep (for TDMRep's files), redact and
+// singleflight. Colly and the root package
 // are none of them.
 func allowedImport(path string, standard bool) bool {
 	switch {
@@ -16,6 +17,7 @@ func allowedImport(path string, standard bool) bool {
 		return true
 	case path == "github.com/robotsext/robotsext/backend",
 		path == "github.com/robotsext/robotsext/internal/robotstxt",
+		path == "github.com/robotsext/robotsext/internal/tdmrep",
 		path == "github.com/robotsext/robotsext/internal/redact",
 		path == "golang.org/x/sync/singleflight":
 		return true
@@ -26,12 +28,11 @@ func allowedImport(path string, standard bool) bool {
 // allowedDependency reports whether the lifecycle may depend on path
 // through its imports: what it may import, and what those import in turn
 // (backend's internal/pause; the engine's internal/signals, with its
-// internal/tdmrep and httpsfv).
+// httpsfv).
 func allowedDependency(path string, standard bool) bool {
 	return allowedImport(path, standard) ||
 		path == "github.com/robotsext/robotsext/internal/pause" ||
 		path == "github.com/robotsext/robotsext/internal/signals" ||
-		path == "github.com/robotsext/robotsext/internal/tdmrep" ||
 		path == "github.com/dunglas/httpsfv"
 }
 
