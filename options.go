@@ -75,7 +75,7 @@ type config struct {
 	tokenSet         bool   // WithUserAgent was given; else the token comes from the User-Agent
 	failMode         FailMode
 	deferMax         time.Duration // WithDeferUnreachable; ≤ 0: off
-	overrides        []hostPattern
+	overrides        []lifecycle.HostPattern
 	badOverrides     []badPattern // patterns WithOverride could not use, logged by Apply
 	ignored          []string     // other option values not used as given, logged by Apply
 	client           *http.Client
@@ -201,7 +201,7 @@ func WithFailMode(m FailMode) Option {
 func WithOverride(hosts ...string) Option {
 	return func(c *config) {
 		for _, h := range hosts {
-			if p, why := parseHostPattern(h); why == "" {
+			if p, why := lifecycle.ParseHostPattern(h); why == "" {
 				c.overrides = append(c.overrides, p)
 			} else {
 				c.badOverrides = append(c.badOverrides, badPattern{h, why})
@@ -391,20 +391,5 @@ type badPattern struct{ pattern, why string }
 
 // overridden reports whether WithOverride covers o.
 func (cfg *config) overridden(o lifecycle.Origin) bool {
-	if len(cfg.overrides) == 0 {
-		return false
-	}
-	host, port := splitHostPort(o.Host)
-	if port == "" {
-		port = "80"
-		if o.HTTPS {
-			port = "443"
-		}
-	}
-	for _, p := range cfg.overrides {
-		if p.match(host, port) {
-			return true
-		}
-	}
-	return false
+	return len(cfg.overrides) > 0 && lifecycle.Covers(cfg.overrides, o)
 }

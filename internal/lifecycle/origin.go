@@ -2,7 +2,7 @@ package lifecycle
 
 // This file holds the origin, what one robots.txt governs, and its key:
 // the string a Backend, the singleflight group and the purge log name it
-// by. The root package reads origins from URLs.
+// by. OriginOf (originof.go) reads origins from URLs.
 
 import "net/url"
 
