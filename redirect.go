@@ -245,8 +245,8 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
-	if resp.StatusCode == 0 && noResponse(err) {
-		e.responded(resp.Request.URL, NoResponse) // responses.go
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
+		e.responded(resp.Request.URL, class) // responses.go
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)
