@@ -60,6 +60,7 @@ type Extension struct {
 	visits   map[*colly.Collector]*visitStore // guarded by attachMu: each attached collector's storage wrapper (visits.go)
 
 	storageWarned atomic.Bool // the warning of a storage replaced after Attach was logged
+	paceSaid      atomic.Bool // the default pace was announced at Info (logging.go)
 }
 
 // Apply makes c obey robots.txt and returns the Extension doing it: it

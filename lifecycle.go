@@ -54,6 +54,9 @@ func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycl
 func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http.Header, fetched bool) {
 	delay, ok := en.Policy.CrawlDelay(en.SelToken)
 	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
+	if !ok {
+		e.logDefaultPace(ctx, en.Origin.Host) // logging.go
+	}
 	if !fetched {
 		return
 	}
