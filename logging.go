@@ -78,6 +78,7 @@ func (e *Extension) logFetch(ctx context.Context, en *lifecycle.Entry, token, ua
 		}
 		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
 	}
+	e.judgeSent(ua) // identitycheck.go: the User-Agent the robots.txt request carried
 	if token != "" && token != noToken && !containsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
 		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
 			"token", token, "user_agent", ua)

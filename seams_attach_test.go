@@ -116,6 +116,7 @@ func TestSeamsAttach(t *testing.T) {
 		c, detail    *colly.Collector
 		crawler, vis *colly.Collector
 	}
+	const collyUA = "colly - https://github.com/gocolly/colly"
 	newC := func() *colly.Collector { return colly.NewCollector(colly.UserAgent(seamUA)) }
 	opts := func(l *seamLog) []Option {
 		return []Option{WithDefaultDelay(0), WithLogger(l.logger(slog.LevelWarn))} // the subject is not the pace
@@ -130,66 +131,72 @@ func TestSeamsAttach(t *testing.T) {
 		arrange   func(t *testing.T, l *seamLog) pair
 		reachable bool // the visitor fetches /t1
 		warned    bool // one Warn says the link may stay marked
+
+		// Rows of the identity judged on what is sent (arrange nil): the
+		// collector's User-Agent at Apply, the one set after Apply, and
+		// the identity warnings due.
+		uaAtApply, uaAfter string
+		contact, deflt     int
 	}{
-		{"Clone before Apply", func(t *testing.T, l *seamLog) pair {
+		{name: "Clone before Apply", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			d := c.Clone()
 			ext := Apply(c, opts(l)...)
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: c, vis: d}
-		}, true, false},
-		{"Clone before Apply, the clone attached first", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "Clone before Apply, the clone attached first", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			d := c.Clone()
 			ext := Apply(d, opts(l)...)
 			ext.Attach(c)
 			return pair{ext: ext, c: d, detail: c, crawler: c, vis: d}
-		}, true, false},
-		{"Clone after Apply", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "Clone after Apply", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			ext := Apply(c, opts(l)...)
 			d := c.Clone()
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: c, vis: d}
-		}, true, false},
-		{"Clone after Apply, the clone refuses", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "Clone after Apply, the clone refuses", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			ext := Apply(c, opts(l)...)
 			d := c.Clone()
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: d, vis: c}
-		}, true, false},
-		{"SetStorage before Apply, then Clone", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "SetStorage before Apply, then Clone", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			setStorage(t, c)
 			ext := Apply(c, opts(l)...)
 			d := c.Clone()
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: c, vis: d}
-		}, true, false},
-		{"a clone with its own storage, set before Attach", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "a clone with its own storage, set before Attach", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			ext := Apply(c, opts(l)...)
 			d := c.Clone()
 			setStorage(t, d)
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: d, vis: d}
-		}, true, false},
-		{"SetStorage after Apply", func(t *testing.T, l *seamLog) pair {
+		}, reachable: true, warned: false},
+		{name: "SetStorage after Apply", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			ext := Apply(c, opts(l)...)
 			setStorage(t, c)
 			return pair{ext: ext, c: c, crawler: c, vis: c}
-		}, false, true},
-		{"SetStorage after Attach, on the clone", func(t *testing.T, l *seamLog) pair {
+		}, reachable: false, warned: true},
+		{name: "SetStorage after Attach, on the clone", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			ext := Apply(c, opts(l)...)
 			d := c.Clone()
 			ext.Attach(d)
 			setStorage(t, d)
 			return pair{ext: ext, c: c, detail: d, crawler: d, vis: d}
-		}, false, true},
-		{"Clone before Apply, a storage Go cannot compare", func(t *testing.T, l *seamLog) pair {
+		}, reachable: false, warned: true},
+		{name: "Clone before Apply, a storage Go cannot compare", arrange: func(t *testing.T, l *seamLog) pair {
 			c := newC()
 			if err := c.SetStorage(funcStorage{InMemoryStorage: &storage.InMemoryStorage{}, hook: []func(){}}); err != nil {
 				t.Fatal(err)
@@ -198,13 +205,40 @@ func TestSeamsAttach(t *testing.T) {
 			ext := Apply(c, opts(l)...)
 			ext.Attach(d)
 			return pair{ext: ext, c: c, detail: d, crawler: c, vis: d}
-		}, false, true},
+		}, reachable: false, warned: true},
+		// A User-Agent changed after Apply is judged as sent.
+		{name: "identity fixed after Apply", uaAtApply: collyUA, uaAfter: seamUA},
+		{name: "identity set to Colly's default after Apply", uaAtApply: seamUA, uaAfter: collyUA, deflt: 1},
+		{name: "identity without contact after Apply", uaAtApply: seamUA, uaAfter: "SeamBot/1.1", contact: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSeamSite(t)
 			var l seamLog
+			if tt.arrange == nil {
+				c := colly.NewCollector(colly.UserAgent(tt.uaAtApply))
+				Apply(c, WithDefaultDelay(0), WithLogger(l.logger(slog.LevelWarn)))
+				c.UserAgent = tt.uaAfter
+				for _, p := range []string{"/a", "/b"} {
+					if err := c.Visit(s.URL + p); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if got := s.userAgents(); len(got) != 2 || got[0] != tt.uaAfter || got[1] != tt.uaAfter {
+					t.Errorf("the server saw User-Agents %q, want %q twice", got, tt.uaAfter)
+				}
+				if n := l.count("carries no contact"); n != tt.contact {
+					t.Errorf("%d contact warnings, want %d:\n%s", n, tt.contact, l.String())
+				}
+				if n := l.count("framework's default"); n != tt.deflt {
+					t.Errorf("%d default-token warnings, want %d:\n%s", n, tt.deflt, l.String())
+				}
+				if strings.Contains(l.String(), tt.uaAtApply) && tt.uaAtApply != tt.uaAfter {
+					t.Errorf("the User-Agent of Apply, never sent, was judged:\n%s", l.String())
+				}
+				return
+			}
 			p := tt.arrange(t, &l)
 			var blocked blockLog
 			p.ext.OnBlocked(blocked.record)
