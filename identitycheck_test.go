@@ -280,3 +280,16 @@ func TestStrictIdentity(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkJudgeSent is what the OnRequestHeaders hook pays per request
+// for the identity checks once the User-Agent sent has been judged: a
+// map lookup of the header, an atomic load and a compare.
+func BenchmarkJudgeSent(b *testing.B) {
+	e := Apply(nil, WithLogger(slog.New(slog.DiscardHandler)))
+	h := http.Header{"User-Agent": {"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"}, "Accept": {"*/*"}}
+	e.judgeSent(sentUserAgent(&h))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.judgeSent(sentUserAgent(&h))
+	}
+}
