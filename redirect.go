@@ -100,14 +100,13 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
 		err := e.redirectHop(req, via, next, hops)
-		if err == nil || errors.Is(err, ErrBlocked) || errors.Is(err, ErrRedirectDeferred) {
-			// The previous hop's answer was a redirect, which the
-			// collector never sees: it is counted here (responses.go).
-			// A last response kept (http.ErrUseLastResponse) reaches the
-			// OnResponseHeaders hook instead.
-			e.responded(via[len(via)-1].URL, Status3xx)
+		if err == http.ErrUseLastResponse { // compared as net/http does
+			return err // the last response reaches the OnResponseHeaders hook, counted there
 		}
-		return err
+		// The previous hop's answer was a redirect, which the collector
+		// never sees: it is counted here, followed or not (responses.go).
+		e.responded(via[len(via)-1].URL, Status3xx)
+		return countedHop(err)
 	}
 }
 

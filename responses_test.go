@@ -7,15 +7,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gocolly/colly/v2"
 )
 
+var errStopRedirects = errors.New("no redirects, thank you")
+
 // TestResponsesCollyRefusedRedirect: a redirect that Colly refuses to
 // follow (its target already visited, or outside the collector's domains
 // or URL filters) got a 3xx, and is counted so; "no response" is kept for
-// a request that got no status line (a hang-up).
+// a request that got no status line (a hang-up). So is a redirect the
+// user's own redirect handler refuses.
 func TestResponsesCollyRefusedRedirect(t *testing.T) {
 	t.Parallel()
 	mux := http.NewServeMux()
@@ -54,6 +58,9 @@ func TestResponsesCollyRefusedRedirect(t *testing.T) {
 		}, []string{"/to-filtered"},
 			func(err error) bool { return errors.Is(err, colly.ErrNoURLFiltersMatch) },
 			map[StatusClass]uint64{Status3xx: 1}},
+		{"target refused by the user's redirect handler", nil, []string{"/to-target"},
+			func(err error) bool { return errors.Is(err, errStopRedirects) },
+			map[StatusClass]uint64{Status3xx: 1}},
 		{"no status line", nil, []string{"/hangup"},
 			func(err error) bool { return err != nil },
 			map[StatusClass]uint64{NoResponse: 1}},
@@ -65,7 +72,11 @@ func TestResponsesCollyRefusedRedirect(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(c)
 			}
-			ext := Apply(c, WithDefaultDelay(0), quiet()) // the subject is the count, not the pace
+			opts := []Option{WithDefaultDelay(0), quiet()} // the subject is the count, not the pace
+			if strings.Contains(tt.name, "redirect handler") {
+				opts = append(opts, WithRedirectHandler(func(*http.Request, []*http.Request) error { return errStopRedirects }))
+			}
+			ext := Apply(c, opts...)
 			var errs []error
 			c.OnError(func(_ *colly.Response, err error) { errs = append(errs, err) })
 			for _, p := range tt.visits {
