@@ -226,7 +226,7 @@ func ExampleWithLogger() {
 	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey || a.Key == "url" || a.Key == "expires" {
+			if a.Key == slog.TimeKey || a.Key == "url" || a.Key == "expires" || a.Key == "host" || a.Key == "first_host" {
 				return slog.Attr{} // keep the example's output stable
 			}
 			return a
@@ -237,5 +237,7 @@ func ExampleWithLogger() {
 	c.Visit(site.URL + "/x")
 	// Output:
 	// level=INFO msg="robotsext: fetched robots.txt" outcome=ok status=200 token=FooBot group_lines=[1] group_specific=false
+	// level=INFO msg="robotsext: hosts whose robots.txt states no Crawl-delay are paced at the default pace, one request every 1s per host (DefaultDelay; WithDefaultDelay changes it)" default_delay=1s
+	// level=DEBUG msg="robotsext: robots.txt states no Crawl-delay: the host is paced at the default pace" delay=1s
 	// level=DEBUG msg="robotsext: blocked" method=GET reason="disallowed by rule" line=2 rule=/x shadow=false
 }

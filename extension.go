@@ -60,6 +60,7 @@ type Extension struct {
 	visits   map[*colly.Collector]*visitStore // guarded by attachMu: each attached collector's storage wrapper (visits.go)
 
 	storageWarned atomic.Bool // the warning of a storage replaced after Attach was logged
+	paceSaid      atomic.Bool // the default pace was announced at Info (logging.go)
 }
 
 // Apply makes c obey robots.txt and returns the Extension doing it: it
@@ -136,10 +137,16 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 // default one or yours), so that a link refused for its page's sake
 // (WithNofollow, WithRelNofollow, a page whose own usage preferences
 // refuse the crawl) is not left marked visited; the wrapper passes every
-// call through and keeps at most 32768 such marks forgotten. Call
-// c.SetStorage before Apply or Attach: a storage set afterwards replaces
-// the wrapper, and such links then stay marked visited, as in Colly
-// (logged once). Clones made after Attach share the wrapper.
+// call through and keeps at most 32768 such marks forgotten. Collectors
+// that share a storage share its wrapper, however they were made (a
+// c.Clone() before or after Apply, given to Attach), so such a link
+// refused by one is reachable from all of them; a collector with a
+// storage of its own (c.SetStorage before Attach) gets a wrapper of its
+// own. Call c.SetStorage before Apply or Attach: a storage set afterwards
+// replaces the wrapper, and such links then stay marked visited, as in
+// Colly. When it cannot keep them reachable (a storage set afterwards, a
+// Colly keeping its storage elsewhere, a storage of a type Go cannot
+// compare shared by clones), the Extension says so once at Warn.
 func (e *Extension) Attach(c *colly.Collector) {
 	if c == nil {
 		return

@@ -149,6 +149,7 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
 	}
+	e.judgeSent(sentUserAgent(r.Headers)) // identitycheck.go: the User-Agent this request carries
 	if e.adaptive.On() {
 		e.adaptive.Sent(r)
 	}

@@ -2,12 +2,17 @@ package robotsext
 
 // This file checks that a site can tell which crawler is calling and how
 // to reach its operator: the User-Agent names a crawler of its own and
-// carries a contact. Apply and Attach warn once per Extension;
-// WithStrictIdentity refuses to crawl until the User-Agent passes.
+// carries a contact. The checks judge the User-Agent requests carry, at
+// the wire (page requests and robots.txt requests), and warn once per
+// distinct User-Agent; WithStrictIdentity refuses to crawl until the
+// User-Agent passes.
 
 import (
 	"errors"
+	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
@@ -20,8 +25,40 @@ var ErrIdentity = errors.New("robotsext: the crawler cannot be identified")
 
 // recommendedUA is the form of User-Agent the checks recommend: a
 // "compatible;" element naming the crawler, its version, and a URL where
-// site owners learn who runs it and how to reach them.
+// site owners learn who runs it and how to reach them. The checks fill in
+// the crawler's own token and version when they know them (recommend);
+// FooBot stands for a crawler that has none yet.
 const recommendedUA = "Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"
+
+// recommend returns recommendedUA for the crawler named token ("" or a
+// framework's default: FooBot), with the version ua gives it, if any.
+func recommend(ua, token string) string {
+	if token == "" || isDefaultToken(token) {
+		return recommendedUA
+	}
+	version := "1.0"
+	if i := indexFold(ua, token+"/"); i >= 0 {
+		v := ua[i+len(token)+1:]
+		n := 0
+		for n < len(v) && (isAlnum(v[n]) || v[n] == '.' || v[n] == '-' || v[n] == '_') {
+			n++
+		}
+		if n > 0 {
+			version = v[:n]
+		}
+	}
+	return "Mozilla/5.0 (compatible; " + token + "/" + version + "; +https://example.com/bot)"
+}
+
+// isDefaultToken reports whether token is a framework's default.
+func isDefaultToken(token string) bool {
+	for _, d := range defaultTokens {
+		if strings.EqualFold(token, d) {
+			return true
+		}
+	}
+	return false
+}
 
 // defaultTokens are product tokens that name a framework, not a crawler:
 // Colly's default User-Agent ("colly - https://github.com/gocolly/colly"),
@@ -49,7 +86,7 @@ type IdentityError struct {
 func (e *IdentityError) Error() string {
 	var what []string
 	if e.NoToken {
-		what = append(what, "names no crawler")
+		what = append(what, "it names no crawler")
 	}
 	if e.DefaultToken {
 		d := "its product token " + quote(e.Token) + " is a framework's default, not the crawler's own name"
@@ -59,10 +96,14 @@ func (e *IdentityError) Error() string {
 		what = append(what, d)
 	}
 	if e.NoContact {
-		what = append(what, "carries no contact (no http(s) URL and no e-mail address)")
+		what = append(what, "it carries no contact (no http(s) URL and no e-mail address)")
 	}
-	return "robotsext: User-Agent " + quote(e.UserAgent) + " " + strings.Join(what, " and ") +
-		"; write it as " + quote(recommendedUA) + ", with your crawler's name and a page about it"
+	subject := "the User-Agent " + quote(e.UserAgent)
+	if e.UserAgent == "" {
+		subject = "an empty User-Agent"
+	}
+	return "robotsext: " + subject + " does not identify the crawler: " + strings.Join(what, ", and ") +
+		"; write it as " + quote(recommend(e.UserAgent, e.Token)) + ", with your crawler's name and the URL of a page about it"
 }
 
 // Unwrap returns ErrIdentity.
@@ -82,9 +123,7 @@ func CheckIdentity(userAgent string) error {
 	e := &IdentityError{UserAgent: userAgent}
 	e.Token, _ = ProductToken(userAgent)
 	e.NoToken = e.Token == ""
-	for _, d := range defaultTokens {
-		e.DefaultToken = e.DefaultToken || strings.EqualFold(e.Token, d)
-	}
+	e.DefaultToken = isDefaultToken(e.Token)
 	e.NoContact = !hasContactAddress(userAgent)
 	if e.NoToken || e.DefaultToken || e.NoContact {
 		return e
@@ -154,16 +193,27 @@ func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 // with ReasonIdentity and an *IdentityError in Verdict.Err, and is
 // counted in Stats.Blocked; robots.txt is not fetched for it. In shadow
 // mode such requests are reported and sent. Without this option the same
-// problems are only logged, once, at Apply and Attach.
+// problems are only logged, once for each User-Agent requests carry.
 func WithStrictIdentity() Option {
 	return func(c *config) { c.strictIdentity = true }
 }
 
+// maxJudged bounds the distinct User-Agents an Extension remembers having
+// judged: a crawl that rotates more than this many is said once, and
+// those after are not judged (each costs a map entry of its length).
+const maxJudged = 64
+
 // identityState is what the identity checks of one Extension remember.
 type identityState struct {
-	warnedContact atomic.Bool                    // the missing contact was logged
-	warnedDefault atomic.Bool                    // the framework's default token was logged
-	last          atomic.Pointer[identityResult] // WithStrictIdentity's latest check
+	// sent is the User-Agent judged last: a request carrying it costs
+	// one atomic load and a string compare.
+	sent atomic.Pointer[string]
+
+	mu     sync.Mutex
+	judged map[string]struct{} // guarded by mu: the User-Agents judged, at most maxJudged
+	full   bool                // guarded by mu: maxJudged was reached and said
+
+	last atomic.Pointer[identityResult] // WithStrictIdentity's latest check
 }
 
 // identityResult is CheckIdentity's answer for one User-Agent.
@@ -172,42 +222,106 @@ type identityResult struct {
 	err error
 }
 
-// attachIdentity checks the identity c presents, logging each problem
-// once per Extension, and installs c's identity gate when requests may
-// have to be refused for it. It runs before any other hook of the
-// Extension is registered, so the gate runs first.
+// attachIdentity installs c's identity gate when requests may have to be
+// refused for who the crawler is. It runs before any other hook of the
+// Extension is registered, so the gate runs first. The warnings come
+// from what requests carry (judgeSent), not from c's settings at Attach,
+// which the user may change at any time.
 func (e *Extension) attachIdentity(c *colly.Collector) {
-	ua := pageUserAgent(c)
-	if ua == "" { // pages go out without one; robots.txt is asked for as the token
-		ua = e.token()
-	}
-	if err, ok := CheckIdentity(ua).(*IdentityError); ok {
-		if err.NoContact && e.ident.warnedContact.CompareAndSwap(false, true) {
-			e.cfg.logger.Warn("robotsext: the User-Agent carries no contact (no http(s) URL and no e-mail address): site owners cannot tell who runs the crawler nor reach them; write it in the recommended form, with a page about your crawler",
-				"user_agent", ua, "recommended", recommendedUA)
-		}
-		if err.DefaultToken && e.ident.warnedDefault.CompareAndSwap(false, true) {
-			msg := "robotsext: the User-Agent's product token is a framework's default, not your crawler's name: sites and robots.txt cannot tell your crawler from any other built on it; name it in the recommended form"
-			if strings.EqualFold(err.Token, "colly") {
-				msg += " (Colly's default User-Agent carries Colly's URL, not yours)"
-			}
-			e.cfg.logger.Warn(msg, "user_agent", ua, "token", err.Token, "recommended", recommendedUA)
-		}
-	}
 	if e.cfg.strictIdentity || e.cfg.signErr != nil {
 		c.OnRequest(func(r *colly.Request) { e.identityGate(c, r) })
 	}
 }
 
-// pageUserAgent is the User-Agent c's requests carry by default: its
-// Headers' User-Agent, else its UserAgent.
-func pageUserAgent(c *colly.Collector) string {
-	if c.Headers != nil {
-		if ua := c.Headers.Get("User-Agent"); ua != "" {
-			return ua
-		}
+// goUserAgent is what net/http sends for a request whose header has no
+// User-Agent key.
+const goUserAgent = "Go-http-client/1.1"
+
+// sentUserAgent is the User-Agent a request with header h carries on the
+// wire: "" when it is set empty (none is sent), net/http's default when
+// the key is absent.
+func sentUserAgent(h *http.Header) string {
+	if h == nil {
+		return goUserAgent
 	}
-	return c.UserAgent
+	v, ok := (*h)["User-Agent"]
+	switch {
+	case !ok:
+		return goUserAgent
+	case len(v) == 0:
+		return ""
+	}
+	return v[0]
+}
+
+// judgeSent judges ua, the User-Agent a request is sent with, the first
+// time it is seen: a request carrying the User-Agent judged last costs an
+// atomic load and a compare.
+func (e *Extension) judgeSent(ua string) {
+	if p := e.ident.sent.Load(); p != nil && *p == ua {
+		return
+	}
+	e.judgeNew(ua)
+}
+
+// judgeNew is judgeSent for a User-Agent other than the last: it logs
+// what CheckIdentity finds missing, once per distinct User-Agent, up to
+// maxJudged of them.
+func (e *Extension) judgeNew(ua string) {
+	e.ident.sent.Store(&ua)
+	st := &e.ident
+	st.mu.Lock()
+	if _, ok := st.judged[ua]; ok {
+		st.mu.Unlock()
+		return
+	}
+	if len(st.judged) >= maxJudged {
+		said := st.full
+		st.full = true
+		st.mu.Unlock()
+		if !said {
+			e.cfg.logger.Warn("robotsext: requests carry more than "+strconv.Itoa(maxJudged)+" distinct User-Agents; the others are not checked for a crawler name and a contact",
+				"user_agent", ua)
+		}
+		return
+	}
+	if st.judged == nil {
+		st.judged = make(map[string]struct{})
+	}
+	st.judged[ua] = struct{}{}
+	st.mu.Unlock()
+	e.warnIdentity(ua)
+}
+
+// warnIdentity logs, at Warn, what ua lacks for a site to tell which
+// crawler sends it and how to reach its operator.
+func (e *Extension) warnIdentity(ua string) {
+	ie, ok := CheckIdentity(ua).(*IdentityError)
+	if !ok {
+		return
+	}
+	token := ie.Token
+	if e.cfg.tokenSet && e.cfg.token != "" && (token == "" || isDefaultToken(token)) {
+		token = e.cfg.token // WithUserAgent says what the crawler is called
+	}
+	rec := recommend(ua, token)
+	subject := "requests carry the User-Agent " + quote(ua) + ", which"
+	if ua == "" {
+		subject = "requests carry an empty User-Agent, which"
+	}
+	if ie.NoContact {
+		e.cfg.logger.Warn("robotsext: "+subject+" carries no contact (no http(s) URL and no e-mail address), so site owners cannot tell who runs the crawler nor reach its operator; write it as "+
+			quote(rec)+", with the URL of a page about your crawler", "user_agent", ua, "recommended", rec)
+	}
+	if ie.DefaultToken {
+		msg := "robotsext: " + subject + " names the crawler by a framework's default product token, " + quote(ie.Token) +
+			", so sites and robots.txt cannot tell your crawler from any other built on it"
+		if strings.EqualFold(ie.Token, "colly") {
+			msg += " (Colly's default User-Agent carries Colly's URL, not yours)"
+		}
+		msg += "; name your crawler, as in " + quote(rec)
+		e.cfg.logger.Warn(msg, "user_agent", ua, "token", ie.Token, "recommended", rec)
+	}
 }
 
 // identityGate refuses r when the crawler cannot say who it is: always

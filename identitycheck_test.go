@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,60 +98,110 @@ func (l *identityLog) matching(sub string) []string {
 	return out
 }
 
-// TestIdentityWarnings applies an Extension to collectors with each kind
-// of User-Agent, and attaches a second one of the same kind: a contact-less
-// User-Agent gets one "contact" record showing the recommended form, a
-// framework's default token one record naming it, a User-Agent with a
-// token and a contact neither; each once per Extension, whatever is
-// attached.
+// TestIdentityWarnings crawls one page with a collector of each kind of
+// User-Agent, then one with a second collector and one with a clone:
+// each distinct User-Agent requests carry (robots.txt's included) is
+// judged once, a contact-less one gets one "contact" record showing the
+// recommended form with the crawler's own name, a framework's default
+// token one record naming it, a User-Agent with a token and a contact
+// neither. Each record is a sentence about what requests carry.
 func TestIdentityWarnings(t *testing.T) {
 	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
 	tests := []struct {
-		name, ua        string
-		contact, deflt  bool
-		attachedUA      string
-		attachedContact bool
+		name, ua, attachedUA string
+		contact, deflt       int
+		recommended          []string // the recommended forms shown
 	}{
-		{"identifiable", "Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", false, false, "FooBot/2.0 (ops@foo.test)", false},
-		{"no contact", "FooBot/1.0", true, false, "FooBot/1.1", true},
-		{"colly's default", "", false, true, "", false},
-		{"Go's default", "Go-http-client/1.1", true, true, "", true},
-		{"empty", "-", true, true, "", true}, // robots.txt is asked for as "robotsext"
-		{"later collector without contact", "FooBot/1.0 (+https://foo.test/bot)", false, false, "FooBot/1.0", true},
+		{"identifiable", "Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", "FooBot/2.0 (ops@foo.test)", 0, 0, nil},
+		{"no contact", "FooBot/1.0", "FooBot/1.1", 2, 0,
+			[]string{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", "Mozilla/5.0 (compatible; FooBot/1.1; +https://example.com/bot)"}},
+		{"the crawler's own name", "AcmeBot/2.1", "AcmeBot/2.1", 1, 0, []string{"Mozilla/5.0 (compatible; AcmeBot/2.1; +https://example.com/bot)"}},
+		{"colly's default", "", "", 0, 1, []string{recommendedUA}},
+		{"Go's default, then Colly's", "Go-http-client/1.1", "", 1, 2, []string{recommendedUA}},
+		// Pages carry no User-Agent; robots.txt is asked for as "robotsext".
+		{"empty", "-", "-", 2, 1, []string{recommendedUA}},
+		{"second collector without contact", "FooBot/1.0 (+https://foo.test/bot)", "FooBot/1.0", 1, 0,
+			[]string{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"}},
 	}
+	sentence := regexp.MustCompile(`msg="robotsext: requests carry (the User-Agent \\".*\\"|an empty User-Agent), which (carries no contact|names the crawler by a framework's default product token)`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var log identityLog
-			c := colly.NewCollector()
-			if tt.ua != "" {
-				c.UserAgent = strings.Trim(tt.ua, "-")
+			newC := func(ua string) *colly.Collector {
+				c := colly.NewCollector()
+				if ua != "" {
+					c.UserAgent = strings.Trim(ua, "-")
+				}
+				return c
 			}
-			e := Apply(c, WithLogger(log.logger()))
-			d := colly.NewCollector()
-			if tt.attachedUA != "" {
-				d.UserAgent = tt.attachedUA
-			}
+			c := newC(tt.ua)
+			e := Apply(c, WithLogger(log.logger()), WithDefaultDelay(0)) // the identity, not the pace
+			d := newC(tt.attachedUA)
 			e.Attach(d)
-			e.Attach(c.Clone())
+			clone := c.Clone()
+			e.Attach(clone)
+			for i, col := range []*colly.Collector{c, d, clone, c} {
+				_ = col.Visit(fmt.Sprintf("%s/p%d", srv.URL, i))
+			}
 			contact := log.matching("carries no contact")
 			deflt := log.matching("framework's default")
-			if len(contact) != map[bool]int{true: 1}[tt.contact || tt.attachedContact] {
-				t.Errorf("contact records %q", contact)
+			if len(contact) != tt.contact {
+				t.Errorf("contact records %q, want %d", contact, tt.contact)
 			}
-			if len(deflt) != map[bool]int{true: 1}[tt.deflt] {
-				t.Errorf("default-token records %q", deflt)
+			if len(deflt) != tt.deflt {
+				t.Errorf("default-token records %q, want %d", deflt, tt.deflt)
 			}
-			for _, r := range contact {
-				if !strings.Contains(r, "contact") || !strings.Contains(r, recommendedUA) {
-					t.Errorf("record %s does not show the recommended form", r)
+			all := append(contact, deflt...)
+			for _, r := range all {
+				if !sentence.MatchString(r) {
+					t.Errorf("record %s does not read as a sentence about what requests carry", r)
 				}
 				t.Logf("%s", r)
 			}
-			for _, r := range deflt {
-				t.Logf("%s", r)
+			for _, rec := range tt.recommended {
+				if !slices.ContainsFunc(all, func(r string) bool { return strings.Contains(r, rec) }) {
+					t.Errorf("no record recommends %q", rec)
+				}
+			}
+			if tt.recommended != nil && !slices.Contains(tt.recommended, recommendedUA) {
+				for _, r := range all {
+					if strings.Contains(r, "FooBot") && !strings.Contains(tt.ua+tt.attachedUA, "FooBot") {
+						t.Errorf("record %s recommends FooBot to a crawler with a name of its own", r)
+					}
+				}
 			}
 		})
+	}
+}
+
+// TestIdentityJudgedBound: a crawl rotating User-Agents is judged for the
+// first maxJudged of them, then says once that the others are not.
+func TestIdentityJudgedBound(t *testing.T) {
+	t.Parallel()
+	var log identityLog
+	e := Apply(nil, WithLogger(log.logger()))
+	for i := range maxJudged + 10 {
+		ua := fmt.Sprintf("Bot%c%c/1.0", 'a'+i/26, 'a'+i%26)
+		e.judgeSent(ua)
+		e.judgeSent(ua)
+	}
+	if n := len(log.matching("carries no contact")); n != maxJudged {
+		t.Errorf("%d contact records, want %d", n, maxJudged)
+	}
+	if n := len(log.matching("distinct User-Agents")); n != 1 {
+		t.Errorf("%d records of the bound, want 1", n)
+	}
+	e.ident.mu.Lock()
+	defer e.ident.mu.Unlock()
+	if len(e.ident.judged) != maxJudged {
+		t.Errorf("%d User-Agents remembered, want %d", len(e.ident.judged), maxJudged)
 	}
 }
 
@@ -226,5 +278,18 @@ func TestStrictIdentity(t *testing.T) {
 				t.Errorf("after the fix the site saw %q; OnBlocked %d", got, len(refused))
 			}
 		})
+	}
+}
+
+// BenchmarkJudgeSent is what the OnRequestHeaders hook pays per request
+// for the identity checks once the User-Agent sent has been judged: a
+// map lookup of the header, an atomic load and a compare.
+func BenchmarkJudgeSent(b *testing.B) {
+	e := Apply(nil, WithLogger(slog.New(slog.DiscardHandler)))
+	h := http.Header{"User-Agent": {"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"}, "Accept": {"*/*"}}
+	e.judgeSent(sentUserAgent(&h))
+	b.ReportAllocs()
+	for b.Loop() {
+		e.judgeSent(sentUserAgent(&h))
 	}
 }

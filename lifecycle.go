@@ -68,14 +68,16 @@ func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycl
 func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http.Header, fetched bool) {
 	delay, ok := en.Policy.CrawlDelay(en.SelToken)
 	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
-	if !fetched {
-		return
+	if fetched {
+		e.stats.fetched(en.Robots)
+		e.stats.fetchDurations.observe(e.cfg.now().Sub(en.Robots.FetchedAt))
+		// The robots.txt request is the host's first request fleet-wide.
+		e.pacer.Fetched(ctx, en.Origin.Host)
+		e.logFetch(ctx, en, en.SelToken, userAgentOf(hdr))
 	}
-	e.stats.fetched(en.Robots)
-	e.stats.fetchDurations.observe(e.cfg.now().Sub(en.Robots.FetchedAt))
-	// The robots.txt request is the host's first request fleet-wide.
-	e.pacer.Fetched(ctx, en.Origin.Host)
-	e.logFetch(ctx, en, en.SelToken, userAgentOf(hdr))
+	if !ok {
+		e.logDefaultPace(ctx, en.Origin.Host) // logging.go
+	}
 }
 
 // forgetHost drops what the Extension keeps of host once the cache holds

@@ -1,7 +1,8 @@
 package robotsext
 
 // This file is what the Extension tells the logger: the default that sends
-// warnings to slog.Default(), and the record of each robots.txt fetch.
+// warnings to slog.Default(), the record of each robots.txt fetch, and the
+// default pace of hosts whose robots.txt states none.
 
 import (
 	"context"
@@ -77,8 +78,37 @@ func (e *Extension) logFetch(ctx context.Context, en *lifecycle.Entry, token, ua
 		}
 		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
 	}
+	e.judgeSent(ua) // identitycheck.go: the User-Agent the robots.txt request carried
 	if token != "" && token != noToken && !containsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
 		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
 			"token", token, "user_agent", ua)
+	}
+}
+
+// logDefaultPace says that host, whose robots.txt states no Crawl-delay,
+// is paced at the default pace: once per Extension at Info, naming the
+// pace and the option that changes it, as a crawl that is suddenly much
+// slower than without robotsext should say why; and for each host at
+// Debug. Nothing is said while the default pace is off
+// (WithDefaultDelay(0) warns at Apply instead).
+func (e *Extension) logDefaultPace(ctx context.Context, host string) {
+	d, l := e.pacer.Default(), e.cfg.logger
+	if d <= 0 {
+		return
+	}
+	if l.Enabled(ctx, slog.LevelInfo) && e.paceSaid.CompareAndSwap(false, true) {
+		why := "DefaultDelay; WithDefaultDelay changes it"
+		switch {
+		case e.cfg.defaultDelaySet:
+			why = "WithDefaultDelay's"
+		case d != DefaultDelay:
+			why = "DefaultDelay, capped by WithMaxCrawlDelay; WithDefaultDelay changes it"
+		}
+		msg := "robotsext: hosts whose robots.txt states no Crawl-delay are paced at the default pace, one request every " +
+			d.String() + " per host (" + why + ")"
+		l.Info(msg, "default_delay", d, "first_host", host)
+	}
+	if l.Enabled(ctx, slog.LevelDebug) {
+		l.Debug("robotsext: robots.txt states no Crawl-delay: the host is paced at the default pace", "host", host, "delay", d)
 	}
 }

@@ -100,14 +100,13 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
 		err := e.redirectHop(req, via, next, hops)
-		if err == nil || errors.Is(err, ErrBlocked) || errors.Is(err, ErrRedirectDeferred) {
-			// The previous hop's answer was a redirect, which the
-			// collector never sees: it is counted here (responses.go).
-			// A last response kept (http.ErrUseLastResponse) reaches the
-			// OnResponseHeaders hook instead.
-			e.responded(via[len(via)-1].URL, Status3xx)
+		if err == http.ErrUseLastResponse { // compared as net/http does
+			return err // the last response reaches the OnResponseHeaders hook, counted there
 		}
-		return err
+		// The previous hop's answer was a redirect, which the collector
+		// never sees: it is counted here, followed or not (responses.go).
+		e.responded(via[len(via)-1].URL, Status3xx)
+		return countedHop(err)
 	}
 }
 
@@ -245,8 +244,8 @@ func (e *Extension) onError(resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
-	if resp.StatusCode == 0 && noResponse(err) {
-		e.responded(resp.Request.URL, NoResponse) // responses.go
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
+		e.responded(resp.Request.URL, class) // responses.go
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 )
 
@@ -137,13 +138,51 @@ func classCounts(t *tally) map[StatusClass]uint64 {
 	return m
 }
 
-// noResponse reports whether err, the error OnError got for a request
-// without a response, means the request went out and no response came:
-// the HTTP client's error (a *url.Error), not an abort before the wire,
-// an abort after the headers (counted with them), a body that failed
-// after its headers (counted with them), or a redirect hop this
-// Extension refused or deferred (its redirect counted as 3xx).
-func noResponse(err error) bool {
+// failedClass is the class of what a request that reached OnError
+// without a response (err, no status) got back: ok is false when it is
+// not to be counted here. A redirect Colly refused to follow (its target
+// already visited, or outside its domain or URL filters: Colly checks
+// them before any redirect handler runs) got a 3xx; a request the HTTP
+// client failed otherwise got no response (NoResponse). Not counted: an
+// abort before the wire, an abort after the headers (counted with them),
+// a body that failed after its headers (counted with them), and a
+// redirect hop this Extension's redirect handler refused, deferred, or
+// that the handler it wraps refused (its redirect counted as 3xx there).
+func failedClass(err error) (class StatusClass, ok bool) {
 	var ue *url.Error
-	return errors.As(err, &ue) && !errors.Is(err, ErrBlocked) && !errors.Is(err, ErrRedirectDeferred)
+	var counted *hopError
+	if !errors.As(err, &ue) || errors.As(err, &counted) || errors.Is(err, ErrBlocked) || errors.Is(err, ErrRedirectDeferred) {
+		return 0, false
+	}
+	if collyRefusedHop(err) {
+		return Status3xx, true
+	}
+	return NoResponse, true
+}
+
+// collyRefusedHop reports whether err, a *url.Error of the HTTP client,
+// is Colly's redirect check refusing a hop: a response with a Location
+// arrived, and Colly would not follow it.
+func collyRefusedHop(err error) bool {
+	var av *colly.AlreadyVisitedError
+	return errors.As(err, &av) || errors.Is(err, colly.ErrForbiddenDomain) ||
+		errors.Is(err, colly.ErrForbiddenURL) || errors.Is(err, colly.ErrNoURLFiltersMatch)
+}
+
+// hopError is the error of a redirect hop refused by the redirect handler
+// WrapRedirectHandler wraps, whose redirect was counted: the same error,
+// marked so that OnError does not count the request again as unanswered.
+type hopError struct{ err error }
+
+func (h *hopError) Error() string { return h.err.Error() }
+func (h *hopError) Unwrap() error { return h.err }
+
+// countedHop marks err, a redirect handler's refusal of a hop, as
+// counted; nil, and this Extension's own refusals and deferrals (which
+// failedClass knows), are returned as they are.
+func countedHop(err error) error {
+	if err == nil || errors.Is(err, ErrBlocked) || errors.Is(err, ErrRedirectDeferred) {
+		return err
+	}
+	return &hopError{err}
 }

@@ -142,8 +142,10 @@ type Stats struct {
 	FetchDurations Histogram
 	// Responses counts what the page requests that went out got back,
 	// by StatusClass: each response the collector saw, each redirect
-	// followed or refused on the way (as 3xx), and each request that got
-	// no response (NoResponse). robots.txt fetches are counted in Fetches
+	// followed or refused on the way (as 3xx, whether the Extension or
+	// Colly refused it: a target already visited or outside the
+	// collector's domains or URL filters), and each request that got no
+	// status line at all (NoResponse). robots.txt fetches are counted in Fetches
 	// instead. Extension.Origin gives the counts of one host.
 	Responses map[StatusClass]uint64
 }

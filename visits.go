@@ -15,10 +15,13 @@ package robotsext
 //
 // Colly keeps the storage in an unexported field and offers no getter, so
 // the wrapper is put in place by reflection on that field; SetStorage is
-// not used, as it would also replace the collector's cookie jar. A Colly
+// not used, as it would also replace the collector's cookie jar.
+// Collectors that share one storage share one wrapper, however they were
+// made: c.Clone() copies the field, wrapper or not, so a clone made
+// before Attach is given the wrapper of the storage it holds. A Colly
 // whose Collector keeps its storage elsewhere gets no wrapper, and
-// refused links stay marked (TestVisitsStorageField guards the version in
-// go.mod).
+// refused links stay marked; the Extension says so once at Warn
+// (TestVisitsStorageField guards the version in go.mod).
 
 import (
 	"hash/fnv"
@@ -131,23 +134,67 @@ func storageField(c *colly.Collector) *storage.Storage {
 	return (*storage.Storage)(unsafe.Pointer(f.UnsafeAddr()))
 }
 
-// attachVisits puts a visitStore around c's storage, or finds the one c
-// shares with a collector attached before it (a clone), and records it
-// for c. Attach calls it with attachMu held.
+// attachVisits puts a visitStore around c's storage and records it for
+// c. Collectors that share one storage share one wrapper: a clone made
+// after Attach finds the wrapper in its storage field, and a clone made
+// before it (which holds the storage the wrapper wraps) is given that
+// wrapper, so that a mark forgotten for one is forgotten for all. When
+// it cannot wrap (a Colly that keeps its storage elsewhere) or cannot
+// tell whether a storage is shared (one of a type Go cannot compare), it
+// says so once at Warn. Attach calls it with attachMu held.
 func (e *Extension) attachVisits(c *colly.Collector) {
 	p := storageField(c)
-	if p == nil || *p == nil {
+	if p == nil {
+		e.warnVisits("this version of Colly keeps the collector's storage where robotsext cannot find it", "")
 		return
+	}
+	if *p == nil {
+		return // no storage: Colly marks nothing
 	}
 	w, ok := (*p).(*visitStore)
 	if !ok || w.ext != e {
-		w = &visitStore{Storage: *p, ext: e}
+		w = e.wrapperOf(*p)
 		*p = w
 	}
 	if e.visits == nil {
 		e.visits = make(map[*colly.Collector]*visitStore)
 	}
 	e.visits[c] = w
+}
+
+// wrapperOf returns the wrapper of e around s, made for a collector
+// attached before that shares s with the one being attached (c.Clone()
+// before Apply), or a new one. Attach calls it with attachMu held.
+func (e *Extension) wrapperOf(s storage.Storage) *visitStore {
+	t := reflect.TypeOf(s)
+	for _, w := range e.visits {
+		if reflect.TypeOf(w.Storage) != t {
+			continue
+		}
+		if !t.Comparable() {
+			e.warnVisits("the collectors' storage is of a type ("+t.String()+") Go cannot compare, and robotsext cannot tell whether two collectors share it",
+				"make the storage a pointer type")
+			break
+		}
+		if w.Storage == s {
+			return w
+		}
+	}
+	return &visitStore{Storage: s, ext: e}
+}
+
+// warnVisits says, once per Extension, that links refused for their
+// page's sake may stay marked visited in some collector, why, and what
+// to do about it (advice; "" when nothing can be done).
+func (e *Extension) warnVisits(why, advice string) {
+	if e.storageWarned.CompareAndSwap(false, true) {
+		msg := "robotsext: " + why + ", so a link refused for its page's sake (nofollow, rel=\"nofollow\", the page's own usage preferences) " +
+			"may stay marked visited and not be fetched when another page links to it or it is visited"
+		if advice != "" {
+			msg += "; " + advice
+		}
+		e.cfg.logger.Warn(msg)
+	}
 }
 
 // forgetVisit makes c forget that r's URL was visited, so that the URL
@@ -167,11 +214,7 @@ func (e *Extension) forgetVisit(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	if p := storageField(c); p == nil || *p != storage.Storage(w) {
-		if e.storageWarned.CompareAndSwap(false, true) {
-			e.cfg.logger.Warn("robotsext: the collector's storage was replaced after Apply (c.SetStorage): " +
-				"a link refused for its page's sake (nofollow, rel=\"nofollow\", the page's own usage preferences) stays marked visited " +
-				"and is not fetched when another page links to it; call c.SetStorage before Apply or Attach")
-		}
+		e.warnVisits("the collector's storage was replaced after Attach (c.SetStorage)", "call c.SetStorage before Apply or Attach")
 		return
 	}
 	if id, ok := e.visitKey(r); ok {

@@ -54,9 +54,11 @@
 //	-timeout D     bound on one robots.txt fetch, redirects included
 //	               (default 10s)
 //	-json          one JSON object per URL
-//	-page          also fetch each allowed URL and show what its headers and
-//	               head say to the agent: its directives, its AI usage
-//	               preferences and its TDM reservation
+//	-page          also fetch each allowed URL as a collector would, at the
+//	               host's pace, and show what its headers and head say to
+//	               the agent: its directives, its AI usage preferences and
+//	               its TDM reservation; with -purpose, a page a collector
+//	               aborts at its headers is reported disallowed
 //	-purpose LIST  decide as a collector with WithPurpose (keys such as
 //	               train-ai, comma-separated): also read each origin's
 //	               tdmrep.json, and report a URL the site's usage
@@ -196,8 +198,12 @@ func run(args []string, stdin io.Reader, stdinTerminal bool, stdout, stderr io.W
 	if *robotsFile != "" && purposes != nil {
 		return usageErr("-purpose reads each origin's tdmrep.json: it cannot be used with -robots")
 	}
-	if *page || purposes != nil {
-		c.ext = newExtension(opts, purposes)
+	switch {
+	case *page: // the pages are fetched through a collector with the Extension applied
+		c.pager = newPager(*ua, *timeout, extOptions(opts, mode, purposes))
+		c.ext = c.pager.ext
+	case purposes != nil:
+		c.ext = robotsext.Apply(nil, extOptions(opts, mode, purposes)...)
 	}
 	if *robotsFile != "" {
 		src, err := loadFile(*robotsFile, *ua)
@@ -272,8 +278,10 @@ type checker struct {
 	timeout  time.Duration       // -timeout
 	purposes []robotsext.Purpose // -purpose
 	// ext decides as a collector would, for -purpose (robots.txt with
-	// tdmrep.json) and -page (Page); nil without either.
-	ext *robotsext.Extension
+	// tdmrep.json) and -page (Page); nil without either. With -page it
+	// is pager's, applied to the collector that fetches the pages.
+	ext   *robotsext.Extension
+	pager *pager
 
 	local   *source            // the -robots file; nil when fetching
 	origins map[string]*source // fetched robots.txt by robots.txt URL
@@ -336,16 +344,20 @@ func (c *checker) check(raw string) {
 	if c.purposes != nil && v.Allowed {
 		v = c.withPurposes(raw, v)
 	}
-	if !v.Allowed {
-		c.worsen(exitDisallowed)
-	}
 	var pr *pageResult
 	var perr error
 	if c.page && v.Allowed {
-		pr, perr = fetchPage(c.ext, raw, c.ua, c.timeout)
+		var refused *robotsext.Verdict
+		pr, refused, perr = c.pager.fetch(raw)
+		if refused != nil {
+			v = *refused // the collector refuses the page, at its headers: so does the report
+		}
 		if perr != nil {
 			c.worsen(exitError)
 		}
+	}
+	if !v.Allowed {
+		c.worsen(exitDisallowed)
 	}
 	c.out.result(src, raw, v, pr, perr)
 }

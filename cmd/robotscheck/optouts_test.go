@@ -16,7 +16,7 @@ func optoutSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
-			fmt.Fprint(w, "User-agent: *\nAllow: /\nContent-Signal: /news/ search=yes, ai-train=no\nContent-Usage: /news/open/ train-ai=y\n")
+			fmt.Fprint(w, "User-agent: *\nAllow: /\nContent-Signal: /news/ search=yes, ai-train=no\nContent-Usage: /news/open/ train-ai=y\nCrawl-delay: 0.01\n") // -page keeps the pace; not the subject
 		case "/.well-known/tdmrep.json":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `[{"location": "/archive/", "tdm-reservation": 1, "tdm-policy": "https://example.com/policy"}]`)

@@ -19,7 +19,7 @@ func TestPage(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
-			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\nCrawl-delay: 0.01\n") // -page keeps the pace; not the subject
 			return
 		case "/nofollow":
 			w.Header().Add("X-Robots-Tag", "otherbot: noindex")

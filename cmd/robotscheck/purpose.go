@@ -1,6 +1,6 @@
 package main
 
-// This file is -purpose, and the Extension -page reads pages with: an
+// This file is -purpose, and the Extension -page fetches pages with: an
 // Extension of its own decides as a collector declaring the purposes
 // would, robots.txt with the origin's tdmrep.json.
 
@@ -11,15 +11,15 @@ import (
 	"github.com/robotsext/robotsext"
 )
 
-// newExtension returns an Extension without a collector, with the
-// command's options and, when purposes is not nil, WithPurpose. It logs
-// nothing: the command reports what it finds itself.
-func newExtension(opts []robotsext.Option, purposes []robotsext.Purpose) *robotsext.Extension {
-	opts = append(opts[:len(opts):len(opts)], robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+// extOptions are the options of the command's Extension: the command's,
+// with its fail mode, WithPurpose when purposes is not nil, and a logger
+// that drops everything: the command reports what it finds itself.
+func extOptions(opts []robotsext.Option, mode robotsext.FailMode, purposes []robotsext.Purpose) []robotsext.Option {
+	opts = append(opts[:len(opts):len(opts)], robotsext.WithFailMode(mode), robotsext.WithLogger(slog.New(slog.DiscardHandler)))
 	if purposes != nil {
 		opts = append(opts, robotsext.WithPurpose(purposes...))
 	}
-	return robotsext.Apply(nil, opts...)
+	return opts
 }
 
 // withPurposes decides raw, which robots.txt allows with v, as the

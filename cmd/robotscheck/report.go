@@ -152,7 +152,10 @@ func (p *printer) result(src *source, raw string, v robotsext.Verdict, page *pag
 		p.w.WriteByte('\n')
 		if page.UsageText != "" {
 			fmt.Fprintf(p.w, "           page usage: %s", printable(page.UsageText))
-			if page.Refused {
+			switch {
+			case page.AbortedAtHeaders:
+				p.w.WriteString(" (refused for every purpose: a collector aborts the page at its headers)")
+			case page.Refused:
 				p.w.WriteString(" (refused for every purpose: its links are refused)")
 			}
 			p.w.WriteByte('\n')
