@@ -115,11 +115,11 @@ func tinyPage(w http.ResponseWriter) {
 
 // ---- 1. the cache's memory bound ----
 
-// bigRobots is a robots.txt of just under MaxBodySize made of some 7,600
-// rules (literal and wildcard Disallow and Allow lines, 60-odd bytes each:
-// long enough to keep the parse quick under -race), whose "*" group
-// disallows /blocked.
-func bigRobots() []byte {
+// bigRobots is a robots.txt of just under size bytes made of rules of
+// 60-odd bytes each (literal and wildcard Disallow and Allow lines: long
+// enough to keep the parse quick under -race; MaxBodySize makes some 7,600),
+// whose "*" group disallows /blocked.
+func bigRobots(size int) []byte {
 	var b strings.Builder
 	b.WriteString("User-agent: *\nDisallow: /blocked\n")
 	pad := strings.Repeat("x", 40)
@@ -135,7 +135,7 @@ func bigRobots() []byte {
 		default:
 			line = fmt.Sprintf("Disallow: /search?q=%07d&%s\n", i, pad)
 		}
-		if b.Len()+len(line) > MaxBodySize-64 {
+		if b.Len()+len(line) > size-64 {
 			break
 		}
 		b.WriteString(line)
@@ -211,21 +211,25 @@ func crawlBigOrigins(t *testing.T, body []byte, origins int, bound int64) heapRu
 const heapSlack = 3 << 20
 
 // TestBoundsCacheMemoryHoldsHeap proves that WithCacheMemory bounds the
-// heap the cache retains, not just its estimate: 64 origins each serve a
-// 500 KiB robots.txt (some 48 MiB of policies, three times the bound);
-// with a 16 MiB bound, Stats().CacheBytes stays within
-// the bound and the live heap grows by at most the bound plus heapSlack,
-// while an unbounded cache over just 100 of those origins grows it more
-// than three times the bound (so the first half can fail), and
-// CacheBytes matches the heap the policies really retain within 20%. Not parallel: it measures the heap.
+// heap the cache retains, not just its estimate: 80 origins each serve a
+// 128 KiB robots.txt (some 15 MiB of policies, close to four times the
+// bound); with a 4 MiB bound, Stats().CacheBytes stays within the bound
+// and the live heap grows by at most the bound plus heapSlack, while an
+// unbounded cache over 100 of those origins grows it more than three
+// times the bound (so the first half can fail), and CacheBytes matches
+// the heap the policies really retain within 20%. The subject is the
+// ratio of the bytes kept to the bound, not their number: files of a
+// quarter of MaxBodySize under a quarter of the bound parse in a quarter
+// of the time under -race. Not parallel: it measures the heap.
 func TestBoundsCacheMemoryHoldsHeap(t *testing.T) {
-	// The bounded run crawls enough origins to fill the bound three times
-	// over (each file parses to some 0.75 MiB): an eviction that left the
-	// policy on the heap would show as twice the bound. The control crawls
-	// more, so that its growth clears 3× the bound with room to spare.
-	// Both counts are kept small: parsing dominates the time under -race.
-	const origins, controlOrigins, bound = 64, 100, 16 << 20
-	body := bigRobots()
+	// The bounded run crawls enough origins to fill the bound nearly four
+	// times over (each file parses to some 0.19 MiB): an eviction that
+	// left the policy on the heap would show as twice the bound plus the
+	// slack. The control crawls more, so that its growth clears 3× the
+	// bound with room to spare. Both counts and the file are kept small:
+	// parsing dominates the time under -race.
+	const origins, controlOrigins, bound, size = 80, 100, 4 << 20, 128 << 10
+	body := bigRobots(size)
 	t.Logf("robots.txt: %d bytes, %d lines", len(body), strings.Count(string(body), "\n"))
 
 	bounded := crawlBigOrigins(t, body, origins, bound)
@@ -272,7 +276,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 func TestBoundsPolicyLargerThanCacheIsObeyed(t *testing.T) {
 	t.Parallel()
 	const bound = 64 << 10 // far below one 500 KiB file's policy
-	srv, robots, blockedHits := bigSite(t, bigRobots())
+	srv, robots, blockedHits := bigSite(t, bigRobots(MaxBodySize))
 	cr := newCrawler(t, srv, true, WithCacheMemory(bound))
 	var blocked blockLog
 	cr.ext.OnBlocked(blocked.record)
