@@ -111,6 +111,11 @@ func asyncCrawler(t *testing.T, opts ...Option) (*colly.Collector, *Extension) {
 // TestDefaultPaceCrawl: a host whose robots.txt states no delay is paced
 // by WithDefaultDelay, one request at a time; a stated Crawl-delay wins,
 // lower or higher, and a stated "Crawl-delay: 0" leaves the host unpaced.
+// The subject is which delay applies, so the crawl runs on a hand-moved
+// clock that only the pacer's waits move (each to its end, as overlapping
+// sleeps move a real clock once), and the probe reads it: the gaps are
+// the pacer's, without their real seconds (TestCrawlDelayEndToEnd keeps
+// the pace at the wire in real time).
 func TestDefaultPaceCrawl(t *testing.T) {
 	t.Parallel()
 	const pages = 4
@@ -134,7 +139,10 @@ func TestDefaultPaceCrawl(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := newProbe(t, tt.robots, 30*time.Millisecond, nil)
-			c, _ := asyncCrawler(t, tt.opts...)
+			clk := &stillClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), moves: make(chan struct{})}
+			close(clk.moves) // moved by the waits alone
+			p.now = clk.now
+			c, _ := asyncCrawler(t, append(slices.Clone(tt.opts), WithClock(clk.now), withSleep(clk.sleep))...)
 			for i := range pages {
 				if err := c.Visit(fmt.Sprintf("%s/p%d", p.URL, i)); err != nil {
 					t.Fatal(err)
