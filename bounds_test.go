@@ -115,11 +115,11 @@ func tinyPage(w http.ResponseWriter) {
 
 // ---- 1. the cache's memory bound ----
 
-// bigRobots is a robots.txt of just under MaxBodySize made of some 7,600
-// rules (literal and wildcard Disallow and Allow lines, 60-odd bytes each:
-// long enough to keep the parse quick under -race), whose "*" group
-// disallows /blocked.
-func bigRobots() []byte {
+// bigRobots is a robots.txt of just under size bytes made of rules of
+// 60-odd bytes each (literal and wildcard Disallow and Allow lines: long
+// enough to keep the parse quick under -race; MaxBodySize makes some 7,600),
+// whose "*" group disallows /blocked.
+func bigRobots(size int) []byte {
 	var b strings.Builder
 	b.WriteString("User-agent: *\nDisallow: /blocked\n")
 	pad := strings.Repeat("x", 40)
@@ -135,7 +135,7 @@ func bigRobots() []byte {
 		default:
 			line = fmt.Sprintf("Disallow: /search?q=%07d&%s\n", i, pad)
 		}
-		if b.Len()+len(line) > MaxBodySize-64 {
+		if b.Len()+len(line) > size-64 {
 			break
 		}
 		b.WriteString(line)
@@ -211,21 +211,25 @@ func crawlBigOrigins(t *testing.T, body []byte, origins int, bound int64) heapRu
 const heapSlack = 3 << 20
 
 // TestBoundsCacheMemoryHoldsHeap proves that WithCacheMemory bounds the
-// heap the cache retains, not just its estimate: 64 origins each serve a
-// 500 KiB robots.txt (some 48 MiB of policies, three times the bound);
-// with a 16 MiB bound, Stats().CacheBytes stays within
-// the bound and the live heap grows by at most the bound plus heapSlack,
-// while an unbounded cache over just 100 of those origins grows it more
-// than three times the bound (so the first half can fail), and
-// CacheBytes matches the heap the policies really retain within 20%. Not parallel: it measures the heap.
+// heap the cache retains, not just its estimate: 80 origins each serve a
+// 128 KiB robots.txt (some 15 MiB of policies, close to four times the
+// bound); with a 4 MiB bound, Stats().CacheBytes stays within the bound
+// and the live heap grows by at most the bound plus heapSlack, while an
+// unbounded cache over 100 of those origins grows it more than three
+// times the bound (so the first half can fail), and CacheBytes matches
+// the heap the policies really retain within 20%. The subject is the
+// ratio of the bytes kept to the bound, not their number: files of a
+// quarter of MaxBodySize under a quarter of the bound parse in a quarter
+// of the time under -race. Not parallel: it measures the heap.
 func TestBoundsCacheMemoryHoldsHeap(t *testing.T) {
-	// The bounded run crawls enough origins to fill the bound three times
-	// over (each file parses to some 0.75 MiB): an eviction that left the
-	// policy on the heap would show as twice the bound. The control crawls
-	// more, so that its growth clears 3× the bound with room to spare.
-	// Both counts are kept small: parsing dominates the time under -race.
-	const origins, controlOrigins, bound = 64, 100, 16 << 20
-	body := bigRobots()
+	// The bounded run crawls enough origins to fill the bound nearly four
+	// times over (each file parses to some 0.19 MiB): an eviction that
+	// left the policy on the heap would show as twice the bound plus the
+	// slack. The control crawls more, so that its growth clears 3× the
+	// bound with room to spare. Both counts and the file are kept small:
+	// parsing dominates the time under -race.
+	const origins, controlOrigins, bound, size = 80, 100, 4 << 20, 128 << 10
+	body := bigRobots(size)
 	t.Logf("robots.txt: %d bytes, %d lines", len(body), strings.Count(string(body), "\n"))
 
 	bounded := crawlBigOrigins(t, body, origins, bound)
@@ -272,7 +276,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 func TestBoundsPolicyLargerThanCacheIsObeyed(t *testing.T) {
 	t.Parallel()
 	const bound = 64 << 10 // far below one 500 KiB file's policy
-	srv, robots, blockedHits := bigSite(t, bigRobots())
+	srv, robots, blockedHits := bigSite(t, bigRobots(MaxBodySize))
 	cr := newCrawler(t, srv, true, WithCacheMemory(bound))
 	var blocked blockLog
 	cr.ext.OnBlocked(blocked.record)
@@ -327,7 +331,8 @@ func (f *inFlight) leave() { f.now.Add(-1) }
 
 // TestBoundsFetchConcurrency proves that WithFetchConcurrency bounds the
 // robots.txt requests the server handles at once: an Async collector
-// without any LimitRule visits 300 hosts at once, each robots.txt answer
+// without any LimitRule visits 100 hosts at once (three times the default
+// bound: more would only add to the time under -race), each robots.txt answer
 // takes 10 ms so that fetches overlap, and the server-side maximum of
 // concurrent robots.txt handlers reaches the bound (the crawl really was
 // concurrent) and never exceeds it, for the default (32) and for 4.
@@ -343,7 +348,7 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			const hosts = 300
+			const hosts = 100
 			var robots inFlight
 			var pages atomic.Int32
 			// The first answers are held until the bound is reached
@@ -403,14 +408,24 @@ type shiftedClock struct{ back atomic.Int64 }
 func (c *shiftedClock) now() time.Time { return time.Now().Add(-time.Duration(c.back.Load())) }
 func (c *shiftedClock) release()       { c.back.Store(0) }
 
-// arrivalLog records when each path first reached a server.
+// sleep moves the clock on by d at once, instead of waiting d of real time.
+func (c *shiftedClock) sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.back.Add(-int64(max(d, 0)))
+	return nil
+}
+
+// arrivalLog records when each path first reached a server, by now.
 type arrivalLog struct {
-	mu sync.Mutex
-	at map[string]time.Time
+	now func() time.Time
+	mu  sync.Mutex
+	at  map[string]time.Time
 }
 
 func (a *arrivalLog) mark(path string) {
-	now := time.Now()
+	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.at == nil {
@@ -439,9 +454,13 @@ func (a *arrivalLog) get(path string) (time.Time, bool) {
 // ErrRedirectDeferred and the hop is re-issued as a request of its own,
 // reaching OnResponse. The collectors have no context deadline. The
 // second one's request timeout is 4 s (SetRequestTimeout), standing for
-// Colly's default 10 s: a hop waiting 6 s inside a chain that must end
-// within 4 s fails as one waiting 11 s under 10 s would, and the test
-// waits 6 s of real time instead of 11.
+// Colly's default 10 s. The inline hop waits its real second, under the
+// real timeout: that is the case whose subject is real time. The
+// deferred one's subject is the decision and the re-issue, so the
+// re-issued hop's wait for its slot moves the Extension's clock on
+// instead of sleeping, and the server reads that clock: the 6 s gap is
+// kept on it, and a hop followed inline instead of deferred still fails
+// the test (no error, no deferral counted), without 6 s of real time.
 func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -458,12 +477,14 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if tt.deferred && testing.Short() {
-				t.Skip("waits a real 6 s Crawl-delay")
-			}
 			clk := &shiftedClock{}
 			clk.back.Store(int64(tt.delay))
-			var seen arrivalLog
+			seen := arrivalLog{now: time.Now}
+			opts := []Option{quiet(), WithClock(clk.now)}
+			if tt.deferred {
+				seen.now = clk.now
+				opts = append(opts, withSleep(clk.sleep))
+			}
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				seen.mark(r.URL.Path)
 				switch r.URL.Path {
@@ -482,7 +503,7 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 				c.SetRequestTimeout(tt.timeout)
 			}
 			c.WithTransport(wireTo(t, srv))
-			ext := Apply(c, quiet(), WithClock(clk.now), WithHTTPClient(&http.Client{Transport: wireTo(t, srv)}))
+			ext := Apply(c, append(opts, WithHTTPClient(&http.Client{Transport: wireTo(t, srv)}))...)
 			var mu sync.Mutex
 			var errs []error
 			var responses []string
@@ -497,10 +518,8 @@ func TestBoundsRedirectHopToPacedHost(t *testing.T) {
 				mu.Unlock()
 			})
 			// robots.txt is fetched and answered tt.delay ago, as the
-			// Extension sees it, so /dir goes out at once and the only real
-			// wait is the hop's (the subject of this test: a wait longer
-			// than the collector's real request timeout, which no
-			// hand-moved clock can stand in for).
+			// Extension sees it, so /dir goes out at once and the only
+			// wait is the hop's.
 			if _, err := ext.Check("http://paced.test/dir"); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
@@ -670,50 +689,51 @@ func arrivalServer(t *testing.T) (addr string, arrivals func() []arrival) {
 // TestBoundsPaceAtTheWireUnderCPULoad proves that the Crawl-delay is kept
 // between the moments requests reach the server while every CPU of the
 // crawler's process is busy: GOMAXPROCS×2 goroutines spin during the
-// crawl, an Async collector with Parallelism 4 fetches 8 pages of a host
+// crawl, an Async collector with Parallelism 4 fetches 20 pages of a host
 // asking for Crawl-delay: 0.1, and every consecutive pair of server-side
 // arrivals (robots.txt included, as it counts as the host's first
-// request) is at least 100 ms − wireSlack apart. Three rounds, each with
-// a fresh server process and collector. Not parallel: it loads the CPU
-// and measures time.
+// request) is at least 100 ms − wireSlack apart. Its subject is real
+// time, so it measures it once: one server process and one collector for
+// twenty gaps, as many as three rounds of eight pages gave, without two
+// more processes to start (the pacer's arithmetic is internal/pacing's
+// unit tests, on a hand-moved clock). Not parallel: it loads the CPU and
+// measures time.
 func TestBoundsPaceAtTheWireUnderCPULoad(t *testing.T) {
-	const delay, pages, rounds = 100 * time.Millisecond, 8, 3
-	minGap := time.Duration(1<<63 - 1)
-	for round := 1; round <= rounds; round++ {
-		addr, arrivals := arrivalServer(t)
-		tr := func() *http.Transport {
-			tr := &http.Transport{DialContext: dialTo(addr), MaxIdleConnsPerHost: 2}
-			t.Cleanup(tr.CloseIdleConnections)
-			return tr
-		}
-		c := colly.NewCollector(colly.Async(true), colly.StdlibContext(crawlContext(t)))
-		c.WithTransport(tr())
-		Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tr()}))
-		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
-			t.Fatal(err)
-		}
-		stop := spin(runtime.GOMAXPROCS(0) * 2)
-		for i := 1; i <= pages; i++ {
-			if err := c.Visit(fmt.Sprintf("http://busy.test/p%d", i)); err != nil {
-				t.Errorf("Visit: %v", err)
-			}
-		}
-		c.Wait()
-		stop()
-
-		seen := arrivals()
-		if len(seen) != pages+1 || seen[0].Path != "/robots.txt" {
-			t.Fatalf("round %d: server saw %v, want /robots.txt then %d pages", round, seen, pages)
-		}
-		for i := 1; i < len(seen); i++ {
-			gap := time.Duration(seen[i].At - seen[i-1].At)
-			minGap = min(minGap, gap)
-			if gap < delay-wireSlack {
-				t.Errorf("round %d: %s arrived %v after %s; want at least %v − %v", round, seen[i].Path, gap, seen[i-1].Path, delay, wireSlack)
-			}
+	const delay, pages = 100 * time.Millisecond, 20
+	addr, arrivals := arrivalServer(t)
+	tr := func() *http.Transport {
+		tr := &http.Transport{DialContext: dialTo(addr), MaxIdleConnsPerHost: 2}
+		t.Cleanup(tr.CloseIdleConnections)
+		return tr
+	}
+	c := colly.NewCollector(colly.Async(true), colly.StdlibContext(crawlContext(t)))
+	c.WithTransport(tr())
+	Apply(c, quiet(), WithHTTPClient(&http.Client{Transport: tr()}))
+	if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+		t.Fatal(err)
+	}
+	stop := spin(runtime.GOMAXPROCS(0) * 2)
+	for i := 1; i <= pages; i++ {
+		if err := c.Visit(fmt.Sprintf("http://busy.test/p%d", i)); err != nil {
+			t.Errorf("Visit: %v", err)
 		}
 	}
-	t.Logf("smallest server-side gap over %d rounds of %d pages under CPU load: %v (Crawl-delay %v)", rounds, pages, minGap, delay)
+	c.Wait()
+	stop()
+
+	seen := arrivals()
+	if len(seen) != pages+1 || seen[0].Path != "/robots.txt" {
+		t.Fatalf("server saw %v, want /robots.txt then %d pages", seen, pages)
+	}
+	minGap := time.Duration(1<<63 - 1)
+	for i := 1; i < len(seen); i++ {
+		gap := time.Duration(seen[i].At - seen[i-1].At)
+		minGap = min(minGap, gap)
+		if gap < delay-wireSlack {
+			t.Errorf("%s arrived %v after %s; want at least %v − %v", seen[i].Path, gap, seen[i-1].Path, delay, wireSlack)
+		}
+	}
+	t.Logf("smallest server-side gap of %d pages under CPU load: %v (Crawl-delay %v)", pages, minGap, delay)
 }
 
 // ---- 5. local errors ----

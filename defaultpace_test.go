@@ -28,12 +28,15 @@ import (
 // probe is a loopback site that records, for its pages, when each
 // request arrived and how many were in flight at once. Each page takes
 // work to answer; answer, when set, may add header fields and choose the
-// status of the n-th page request (from 1).
+// status of the n-th page request (from 1). Arrivals are read from now,
+// time.Now unless a test sets the Extension's hand-moved clock before the
+// first request.
 type probe struct {
 	*httptest.Server
 	robots string // the robots.txt body; "" answers 404
 	work   time.Duration
 	answer func(n int, h http.Header) int
+	now    func() time.Time // nil: time.Now
 
 	mu       sync.Mutex
 	arrived  []time.Time
@@ -59,8 +62,12 @@ func (p *probe) serve(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, p.robots)
 		return
 	}
+	at := time.Now()
+	if p.now != nil {
+		at = p.now()
+	}
 	p.mu.Lock()
-	p.arrived = append(p.arrived, time.Now())
+	p.arrived = append(p.arrived, at)
 	n := len(p.arrived)
 	p.inFlight++
 	p.maxIn = max(p.maxIn, p.inFlight)
@@ -104,6 +111,11 @@ func asyncCrawler(t *testing.T, opts ...Option) (*colly.Collector, *Extension) {
 // TestDefaultPaceCrawl: a host whose robots.txt states no delay is paced
 // by WithDefaultDelay, one request at a time; a stated Crawl-delay wins,
 // lower or higher, and a stated "Crawl-delay: 0" leaves the host unpaced.
+// The subject is which delay applies, so the crawl runs on a hand-moved
+// clock that only the pacer's waits move (each to its end, as overlapping
+// sleeps move a real clock once), and the probe reads it: the gaps are
+// the pacer's, without their real seconds (TestCrawlDelayEndToEnd keeps
+// the pace at the wire in real time).
 func TestDefaultPaceCrawl(t *testing.T) {
 	t.Parallel()
 	const pages = 4
@@ -127,7 +139,10 @@ func TestDefaultPaceCrawl(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := newProbe(t, tt.robots, 30*time.Millisecond, nil)
-			c, _ := asyncCrawler(t, tt.opts...)
+			clk := &stillClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), moves: make(chan struct{})}
+			close(clk.moves) // moved by the waits alone
+			p.now = clk.now
+			c, _ := asyncCrawler(t, append(slices.Clone(tt.opts), WithClock(clk.now), withSleep(clk.sleep))...)
 			for i := range pages {
 				if err := c.Visit(fmt.Sprintf("%s/p%d", p.URL, i)); err != nil {
 					t.Fatal(err)
@@ -212,7 +227,10 @@ func TestDefaultPaceHostsIndependent(t *testing.T) {
 // (the other way round, several policies and the older X-RateLimit
 // fields are internal/pacing's and internal/ratelimit's unit tests), and
 // a spent quota without a window pauses for the back-off base. The host states
-// "Crawl-delay: 0", so that any gap is the pause's.
+// "Crawl-delay: 0", so that any gap is the pause's. The subject is which
+// pause the fields ask for, not how long a real second is: the pauses
+// are waited on a hand-moved clock that the probe reads, moved on by each
+// wait at once.
 func TestRateLimitPausesHost(t *testing.T) {
 	t.Parallel()
 	const pages = 4
@@ -241,9 +259,11 @@ func TestRateLimitPausesHost(t *testing.T) {
 				}
 				return tt.status
 			})
+			clk := &shiftedClock{}
+			p.now = clk.now
 			c := colly.NewCollector(colly.AllowURLRevisit(), colly.StdlibContext(crawlContext(t)),
 				colly.UserAgent("PaceBot/1.0 (+https://example.com/bot)"))
-			ext := Apply(c, WithBackoffBase(300*time.Millisecond))
+			ext := Apply(c, WithBackoffBase(300*time.Millisecond), WithClock(clk.now), withSleep(clk.sleep))
 			for i := range pages {
 				_ = c.Visit(fmt.Sprintf("%s/p%d", p.URL, i)) // the 429 fails its Visit
 			}
