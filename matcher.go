@@ -8,7 +8,6 @@ import (
 	"unsafe"
 
 	"github.com/robotsext/robotsext/internal/robotstxt"
-	"github.com/robotsext/robotsext/internal/useragent"
 )
 
 // Check decides whether the crawler whose product token is token (such as
@@ -33,7 +32,7 @@ func (p *Policy) Check(token, rawURL string) (v Verdict) {
 	}
 	e := p.engine()
 	setVerdict(&v, e, e.Decide(e.Select(token), path))
-	if !useragent.IsToken(token) && token != "*" {
+	if !e.BareToken(token) && token != "*" { // without a scan for the token of the checks before
 		v.TokenErr = ValidToken(token)
 	}
 	return v

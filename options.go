@@ -93,6 +93,7 @@ type config struct {
 	redirect         RedirectHandler // the user's redirect handler, run after ours
 	redirectSet      bool
 	now              func() time.Time                                 // injectable clock
+	nowSet           bool                                             // WithClock gave now; false: time.Now
 	sleep            func(ctx context.Context, d time.Duration) error // waits on the clock now reads; tests replace it
 	leaseMargin      time.Duration                                    // lifecycle.Config.LeaseMargin (0: its default); tests shorten it
 	localRetryWait   time.Duration                                    // lifecycle.Config.LocalRetryWait (0: its default); tests shorten it
@@ -378,7 +379,7 @@ func WithClock(now func() time.Time) Option { return withClock(now) }
 func withClock(now func() time.Time) Option {
 	return func(c *config) {
 		if now != nil {
-			c.now = now
+			c.now, c.nowSet = now, true
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 		gap := delay + jitterOf(delay, u)
 		start := later(now, h.lastStart.Add(gap), h.doneAt.Add(gap))
 		if !start.After(now) {
-			h.lastStart, h.latest = now, later(h.latest, now)
+			pc.started(h, now)
 			pc.mu.Unlock()
 			return ctx.Err()
 		}

@@ -82,9 +82,9 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 		return false, ctx.Err()
 	}
 	acq := h.acq
-	h.waiting++
+	h.waiting.Add(1)
 	pc.mu.Unlock()
-	defer pc.waiter(key, -1)
+	defer h.waiting.Add(-1)
 	select {
 	case acq <- struct{}{}:
 	case <-ctx.Done():

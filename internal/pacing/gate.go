@@ -83,7 +83,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		}
 		prev := h.lastStart
 		h.busy, h.claimant, h.claimedAt = true, tok, now
-		h.lastStart, h.latest = now, later(h.latest, now)
+		pc.started(h, now)
 		pc.claims[tok] = key
 		pc.trackLocked(tok, u)
 		delay = h.delay
@@ -116,8 +116,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 func (pc *Pacer) restamp(key string, tok any) {
 	pc.mu.Lock()
 	if h := pc.hosts[key]; h != nil && h.claimant == tok {
-		now := pc.now()
-		h.lastStart, h.latest = now, later(h.latest, now)
+		pc.started(h, pc.now())
 	}
 	pc.mu.Unlock()
 }
@@ -207,6 +206,9 @@ func (pc *Pacer) unclaimLocked(h *hostPace, now time.Time) {
 func (pc *Pacer) drop(key string) {
 	if h := pc.hosts[key]; h != nil && h.busy {
 		pc.unclaimLocked(h, pc.now())
+	}
+	if h := pc.hosts[key]; h != nil {
+		pc.last.CompareAndSwap(h, nil) // a booking in flight may still use it, as if booked just before
 	}
 	delete(pc.hosts, key)
 	delete(pc.unclaimLater, key)

@@ -25,8 +25,8 @@ func (pc *Pacer) Info(host string) (p Info, ok bool) {
 	if h == nil {
 		return p, false
 	}
-	next := later(h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay))
-	return Info{Delay: h.delay, Default: h.byDefault, Next: next, Waiting: h.waiting}, true
+	next := later(pc.at(h.latest.Load()).Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay))
+	return Info{Delay: h.delay, Default: h.byDefault, Next: next, Waiting: int(h.waiting.Load())}, true
 }
 
 // Delay returns host's delay, 0 when it is not paced.

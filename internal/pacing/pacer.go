@@ -45,7 +45,8 @@ type Config struct {
 	// whose Backend answers cannot be right; nil: nothing is logged.
 	Logger *slog.Logger
 	// Clock is the Pacer's time. The fetch times given to Loaded come
-	// from the same clock.
+	// from the same clock. A nil Now is time.Now, which the booking then
+	// reads through its monotonic part alone (book.go).
 	Clock Clock
 	// Backend keeps the fleet's pace (nil: this process paces alone):
 	// through Start and, with a Claimer, Claim when it is a
@@ -99,7 +100,9 @@ type Config struct {
 //
 // Hosts without a delay (a stated "Crawl-delay: 0", or any host when
 // Config.Default is 0) take no memory and cost no lock: one atomic load
-// per call while no host has a delay. A host's entry lives until its
+// per call while no host has a delay. A paced host's next start is
+// booked with a compare-and-swap, without the lock, when the request
+// before was to the same host, and under it once otherwise (book.go). A host's entry lives until its
 // robots.txt is loaded again without a delay or Forget is called for it,
 // so the map is no larger than the caller's robots.txt cache, plus
 // entries Forget spared for at most a minute (see forgetGrace). A Pacer is
@@ -121,10 +124,19 @@ type Pacer struct {
 	def     time.Duration  // Config.Default, ≤ max; 0: silent hosts are not paced
 	rand    func() float64 // Config.Rand, never nil
 
-	// now and sleep are Config.Clock's; tests of this package replace
-	// them before first use.
+	// now and sleep are Config.Clock's.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
+	// epoch is now() when New ran: a host's latest booked start is kept
+	// as an offset from it, an instant, which fits an atomic word
+	// (book.go). realClock: Config.Clock.Now was nil, and the booking
+	// reads the monotonic clock alone (time.Since), not time.Now.
+	epoch     time.Time
+	realClock bool
+	// last is the pace the latest lookup by key found, read without mu
+	// by a booking for that same host (book.go); set under mu, and
+	// cleared by drop when that pace goes.
+	last atomic.Pointer[hostPace]
 
 	nclamped atomic.Uint64 // delays clamped to max, one per Loaded call
 	npaced   atomic.Int64  // len(hosts), readable without mu
@@ -149,11 +161,23 @@ type Pacer struct {
 	sweptAt      time.Time // when Loaded last looked for doomed entries
 }
 
-// hostPace is one host's pace. All fields are guarded by Pacer.mu.
+// hostPace is one host's pace. Its fields are guarded by Pacer.mu, but
+// for key, set once, and the atomics, which a booking reads and writes
+// without the lock (book.go).
 type hostPace struct {
+	key string // its HostKey; read-only
+
+	// latest is the latest slot booked locally or start seen, an
+	// instant of the Pacer (book.go); it is never before lastStart, so a
+	// booking needs it alone. Written under mu by raising it (raise) or
+	// by Unbook, and by a booking's compare-and-swap without mu.
+	latest atomic.Int64
+	// pace mirrors delay for a booking without mu; Loaded sets both.
+	pace    atomic.Int64
+	waiting atomic.Int64 // requests waiting in Wait for their turn
+
 	delay     time.Duration // minimum time between request starts; > 0, ≤ Pacer.max
 	byDefault bool          // delay is Config.Default: robots.txt stated none
-	latest    time.Time     // the latest slot booked locally or start seen
 	lastStart time.Time     // when the latest request to the host passed the gate
 	loadedAt  time.Time     // Pacer clock at the latest Loaded call
 
@@ -168,7 +192,6 @@ type hostPace struct {
 	warned    bool          // the clamp was logged for this host
 
 	acq           chan struct{} // capacity 1: taken by the request asking a Starter (fleet.go)
-	waiting       int           // requests waiting in Wait for their turn
 	anomalyWarned bool          // a Backend anomaly was logged for this host
 }
 
@@ -185,24 +208,26 @@ func New(cfg Config) *Pacer {
 	}
 	clk := cfg.Clock.settled()
 	pc := &Pacer{
-		def:     min(max(cfg.Default, 0), cfg.MaxDelay),
-		rand:    cfg.Rand,
-		max:     cfg.MaxDelay,
-		logger:  cfg.Logger,
-		backend: cfg.Backend,
-		health:  cfg.Health,
-		observe: cfg.ObserveWait,
-		now:     clk.Now,
-		sleep:   clk.Sleep,
-		hosts:   make(map[string]*hostPace),
-		claims:  make(map[any]string),
-		reqs:    make(map[any]*url.URL),
-		byURL:   make(map[*url.URL]any),
-		grants:  make(map[any]grant),
+		def:       min(max(cfg.Default, 0), cfg.MaxDelay),
+		rand:      cfg.Rand,
+		max:       cfg.MaxDelay,
+		logger:    cfg.Logger,
+		backend:   cfg.Backend,
+		health:    cfg.Health,
+		observe:   cfg.ObserveWait,
+		now:       clk.Now,
+		sleep:     clk.Sleep,
+		realClock: cfg.Clock.Now == nil,
+		hosts:     make(map[string]*hostPace),
+		claims:    make(map[any]string),
+		reqs:      make(map[any]*url.URL),
+		byURL:     make(map[*url.URL]any),
+		grants:    make(map[any]grant),
 
 		fleetClaims:  make(map[any]grant),
 		unclaimLater: make(map[string]grant),
 	}
+	pc.epoch = pc.now()
 	pc.names.prefix = newTokenPrefix()
 	if s, ok := cfg.Backend.(backend.Starter); ok && s != nil {
 		pc.starter = s
@@ -296,15 +321,16 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	case h == nil:
 		// The robots.txt answer has come: the first page waits the delay
 		// after it (fetchedAt ≤ now is its start).
-		h = &hostPace{delay: d, byDefault: !ok, latest: fetchedAt, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
+		h = &hostPace{key: key, delay: d, byDefault: !ok, lastStart: fetchedAt, loadedAt: now, doneAt: now, acq: make(chan struct{}, 1)}
+		h.latest.Store(pc.instant(fetchedAt))
+		h.pace.Store(int64(d))
 		pc.hosts[key] = h
 	default:
 		h.delay, h.byDefault, h.loadedAt = d, !ok, now
+		h.pace.Store(int64(d))
 		// max, not assignment: when the fetch was itself given a slot by
 		// PaceFetch, fetchedAt is that slot and must not be counted twice.
-		if fetchedAt.After(h.latest) {
-			h.latest = fetchedAt
-		}
+		h.raise(pc.instant(fetchedAt))
 		if fetchedAt.After(h.lastStart) {
 			h.lastStart = fetchedAt
 		}

@@ -38,14 +38,14 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
 		}
 		return err
 	}
-	d, paced := pc.book(host)
-	if paced && pc.observe != nil {
+	d, h := pc.book(host)
+	if h != nil && pc.observe != nil {
 		pc.observe(d)
 	}
 	if d <= 0 {
 		return ctx.Err()
 	}
-	defer pc.waiter(HostKey(host), -1) // book counted the request among the host's waiters
+	defer h.waiting.Add(-1) // book counted the request among the host's waiters
 	return pc.sleep(ctx, d)
 }
 
@@ -53,7 +53,7 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
 // how long it must wait for it (0: go at once). A host without a delay is
 // not paced.
 func (pc *Pacer) reserve(host string, now time.Time) time.Duration {
-	d, _ := pc.reserveLocal(host, func() time.Time { return now }, 1)
+	d, _ := pc.reserveSlot(host, func() int64 { return pc.instant(now) }, 1, false)
 	return d
 }
 
@@ -62,28 +62,23 @@ func (pc *Pacer) reserve(host string, now time.Time) time.Duration {
 // host is paced. The clock is read only for paced hosts, which keeps
 // hosts without a delay off it.
 func (pc *Pacer) reserveLocal(host string, clock func() time.Time, factor int) (time.Duration, bool) {
-	return pc.reserveSlot(host, clock, factor, false)
+	d, h := pc.reserveSlot(host, func() int64 { return pc.instant(clock()) }, factor, false)
+	return d, h != nil
 }
 
-// reserveSlot is reserveLocal; with waits, a request that must wait is
-// also counted among the host's waiters under the same lock, and the
-// caller takes it off (waiter) when its wait ends.
-func (pc *Pacer) reserveSlot(host string, clock func() time.Time, factor int, waits bool) (time.Duration, bool) {
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	h := pc.hosts[HostKey(host)]
+// reserveSlot is reserveLocal, with the clock read as an instant; it
+// returns the host's pace, nil when the host is not paced. With waits, a
+// request that must wait is also counted among the host's waiters, and
+// the caller takes it off (hostPace.waiting) when its wait ends. It takes
+// Pacer.mu at most once, to find the host's pace when the latest lookup
+// was for another host (see lookup and book.go).
+func (pc *Pacer) reserveSlot(host string, now func() int64, factor int, waits bool) (time.Duration, *hostPace) {
+	h := pc.lookup(host)
 	if h == nil {
-		return 0, false
+		return 0, nil
 	}
-	now := clock()
-	delay := h.delay * time.Duration(max(factor, 1))
-	gap := delay + pc.jitter(delay)
-	start := later(now, h.latest.Add(gap), h.lastStart.Add(gap))
-	h.latest = start
-	if waits && start.After(now) {
-		h.waiting++
-	}
-	return start.Sub(now), true
+	delay := time.Duration(h.pace.Load()) * time.Duration(max(factor, 1))
+	return h.book(now(), delay+pc.jitter(delay), waits), h
 }
 
 // Unbook gives back the slots booked ahead for host: the host was just
@@ -98,35 +93,27 @@ func (pc *Pacer) Unbook(host string) {
 	}
 	pc.mu.Lock()
 	if h := pc.hosts[HostKey(host)]; h != nil {
-		h.latest = h.lastStart
+		h.latest.Store(pc.instant(h.lastStart))
 	}
 	pc.mu.Unlock()
 }
 
-// waiter adds n to the requests waiting for host key's turn.
-func (pc *Pacer) waiter(key string, n int) {
-	pc.mu.Lock()
-	if h := pc.hosts[key]; h != nil {
-		h.waiting = max(h.waiting+n, 0)
-	}
-	pc.mu.Unlock()
-}
-
-// book reserves the next slot for host and returns the wait; a request
-// that must wait is counted among the host's waiters (see reserveSlot).
+// book reserves the next slot for host and returns the wait and the
+// host's pace (nil: not paced here); a request that must wait is counted
+// among the host's waiters (see reserveSlot).
 // With a working Backend the hook books nothing: the fleet's slot is
 // booked at the gate, once this process is ready to send (see gate.go).
 // While the Backend fails, slots are booked locally at the delay times
 // the fleet size.
-func (pc *Pacer) book(host string) (time.Duration, bool) {
+func (pc *Pacer) book(host string) (time.Duration, *hostPace) {
 	factor := 1
 	if pc.backend != nil {
 		if up(pc.health) {
-			return 0, false // booked at the gate
+			return 0, nil // booked at the gate
 		}
 		factor = pc.fleetSize()
 	}
-	return pc.reserveSlot(host, pc.now, factor, true)
+	return pc.reserveSlot(host, pc.nowInstant, factor, true)
 }
 
 // localFactor is what the local delay is multiplied by: the fleet size
@@ -161,7 +148,7 @@ func (pc *Pacer) HopWait(host string) time.Duration {
 		return 0
 	}
 	now := pc.now()
-	w := later(now, h.latest.Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now)
+	w := later(now, pc.at(h.latest.Load()).Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now)
 	if pc.backend != nil {
 		w = max(w, h.delay)
 	}

@@ -41,6 +41,8 @@ type Policy struct {
 	// file does not name skip the search.
 	agentBits agentFilter
 	global    Selection // the "*" groups
+	// asked remembers the product token checks are asked with (token.go).
+	asked tokenMemo
 	// text holds every pattern, percent-encoded, in file order, then the
 	// lower-cased agent tokens and the sitemap URLs.
 	text  string
