@@ -91,8 +91,8 @@ type Limit = directives.Limit
 type Directives = directives.Directives
 
 // MaxHeadScan is how many octets of an HTML body ParseMetaRobots reads
-// at most, looking for the end of its head; meta tags after it are not
-// seen.
+// at most (512 KiB), looking for the end of its head; meta tags after it
+// are not seen.
 const MaxHeadScan = directives.MaxHeadScan
 
 // ParseXRobotsTag reads X-Robots-Tag header values for the crawler whose

@@ -2,9 +2,10 @@ package robotsext
 
 // This file wires the robots.txt lifecycle (internal/lifecycle: the
 // fetch, its outcomes, freshness, the cache and the shared records) into
-// the Extension: the cache's configuration, the lookup every request
-// makes, and what the Extension does with each entry installed (the
-// host's pace, the counters, the log).
+// the Extension: the cache's configuration (and, with WithPurpose, that of
+// the tdmrep.json cache beside it), the lookup every request makes, and
+// what the Extension does with each entry installed (the host's pace, the
+// counters, the log).
 
 import (
 	"context"
