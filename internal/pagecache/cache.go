@@ -110,7 +110,7 @@ type Cache struct {
 	claims map[string]*Entry // guarded by mu: fresh entries set aside by Claim, by token
 
 	hits, revalidated, misses, stale, saved, corrupt, storeErrors atomic.Uint64
-	corruptLogged, storeErrLogged                                atomic.Bool
+	corruptLogged, storeErrLogged                                 atomic.Bool
 }
 
 // New returns a Cache over cfg.Store.
