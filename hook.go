@@ -79,6 +79,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
+	if (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r) { // pagecache.go: nothing will be sent
+		return
+	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return // the context ended and Colly fails the request
 	}
@@ -132,6 +135,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 			return
 		}
 	}
+	if (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r) {
+		return
+	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return
 	}
@@ -147,6 +153,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 // the pacer's gate keeps the host's delay at the wire.
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	if e.localN.Load() != 0 && e.localAtWire(r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
 	if e.adaptive.On() {
@@ -181,7 +190,7 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		defer e.usageHeaders(c, resp) // after the host is unclaimed
 	}
 	r := resp.Request
-	if r == nil {
+	if r == nil || (e.localN.Load() != 0 || e.pages != nil) && e.localAnswer(c, resp) { // pagecache.go: no request left the machine
 		return
 	}
 	if r.URL != nil {
