@@ -188,6 +188,22 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 		"Estimated memory the cached robots.txt policies retain now.",
 		func(s *robotsext.Stats) float64 { return float64(s.CacheBytes) })
 
+	counter("page_cache_hits_total",
+		"Pages served fresh from WithPageCache's cache: no request sent, no pace waited.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Hits })
+	counter("page_cache_revalidated_total",
+		"Stored pages revalidated by a 304 Not Modified and served.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Revalidated })
+	counter("page_cache_misses_total",
+		"Pages downloaded with nothing usable in the page cache.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Misses })
+	counter("page_cache_stale_total",
+		"Stored pages the origin replaced with a new response instead of a 304.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Stale })
+	counter("page_cache_saved_bytes_total",
+		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
+
 	counter("backend_errors_total",
 		"Failed Backend calls; each was answered locally.",
 		func(s *robotsext.Stats) uint64 { return s.BackendErrors })
