@@ -66,7 +66,10 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
-	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
+	// pagecache.go: an allowed page served from a cache sends nothing, so
+	// it waits for neither a paused host nor the pace.
+	local := v.Allowed && (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r)
+	if v.Allowed && !local && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
 		return
 	}
 	e.stats.decided(v)
@@ -79,7 +82,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			return
 		}
 	}
-	if (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r) { // pagecache.go: nothing will be sent
+	if local {
 		return
 	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {

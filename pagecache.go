@@ -8,13 +8,8 @@ package robotsext
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"net/http"
-	"os"
-	"path"
-	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/pagecache"
@@ -143,7 +138,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 			"(keyed on the URL alone, never revalidated) before the page cache is asked; leave CacheDir empty")
 	}
 	mark := 0
-	if c.CacheDir != "" && inCollyCache(c, r) {
+	if pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
 		mark = localColly
 	} else if e.pages != nil {
 		if _, lost := e.pagesLost.Load(c); !lost {
@@ -159,19 +154,6 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 	e.localN.Add(1)
 	e.local.Store(r, mark)
 	return true
-}
-
-// inCollyCache reports whether Colly's Cache will answer r from c.CacheDir
-// (http_backend.go: a GET without "Cache-Control: no-cache" whose file,
-// named by the SHA-1 of the URL, exists and has not expired).
-func inCollyCache(c *colly.Collector, r *colly.Request) bool {
-	if r.Method != http.MethodGet || r.Headers.Get("Cache-Control") == "no-cache" {
-		return false
-	}
-	sum := sha1.Sum([]byte(r.URL.String()))
-	name := hex.EncodeToString(sum[:])
-	fi, err := os.Stat(path.Join(c.CacheDir, name[:2], name))
-	return err == nil && (c.CacheExpiration <= 0 || time.Since(fi.ModTime()) <= c.CacheExpiration)
 }
 
 // localAtWire is the OnRequestHeaders hook's part: true for a request the
