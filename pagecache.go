@@ -151,9 +151,29 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 	if mark == 0 {
 		return false
 	}
-	e.localN.Add(1)
+	if e.localN.Add(1) > maxLocal {
+		e.sweepLocal()
+	}
 	e.local.Store(r, mark)
 	return true
+}
+
+// maxLocal is how many requests may be marked local before the marks of
+// aborted ones are swept: a callback registered after Apply may abort a
+// marked request, and Colly then runs no hook that would unmark it.
+const maxLocal = 4096
+
+// sweepLocal forgets the marks (and claims) of aborted requests.
+func (e *Extension) sweepLocal() {
+	e.local.Range(func(k, _ any) bool {
+		if r := k.(*colly.Request); r.IsAbort() {
+			if e.pages != nil && r.Headers != nil {
+				e.pages.Release(*r.Headers)
+			}
+			e.unmark(r)
+		}
+		return true
+	})
 }
 
 // localAtWire is the OnRequestHeaders hook's part: true for a request the

@@ -290,3 +290,28 @@ func TestCollyCacheDirNotPaced(t *testing.T) {
 		t.Errorf("%d warnings of CacheDir beside WithPageCache, want 1", n)
 	}
 }
+
+// TestPageCacheAbortedAfterClaim: a request a later OnRequest callback
+// aborts after the cache claimed it leaves no mark behind for long.
+func TestPageCacheAbortedAfterClaim(t *testing.T) {
+	t.Parallel()
+	clk := &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s := newCacheSite(t, clk, "User-agent: *\nCrawl-delay: 0\n")
+	dir := t.TempDir()
+	urls := s.urls("fresh")[:1]
+	crawlCached(t, s, urls, nil, WithPageCache(dir))
+	var ext *Extension
+	run := crawlCached(t, s, nil, func(c *colly.Collector, e *Extension) {
+		ext = e
+		c.OnRequest(func(r *colly.Request) { r.Abort() })
+		for range maxLocal + 10 {
+			_ = c.Visit(urls[0])
+		}
+	}, WithPageCache(dir))
+	if n := ext.localN.Load(); n > maxLocal {
+		t.Errorf("%d marks left by aborted requests, want at most %d", n, maxLocal)
+	}
+	if run.requests != 0 {
+		t.Errorf("%d requests", run.requests)
+	}
+}
