@@ -96,7 +96,8 @@ const (
 	localColly = 2 // in Colly's CacheDir
 )
 
-// newPageCache builds the page cache of cfg, or nil.
+// newPageCache sets e.pages to the page cache the options ask for; it
+// stays nil without one.
 func (e *Extension) newPageCache() {
 	st := e.cfg.pageStore
 	if st == nil && e.cfg.pageDir != "" {
@@ -138,7 +139,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 			"(keyed on the URL alone, never revalidated) before the page cache is asked; leave CacheDir empty")
 	}
 	mark := 0
-	if pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
+	if c.CacheDir != "" && pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
 		mark = localColly
 	} else if e.pages != nil {
 		if _, lost := e.pagesLost.Load(c); !lost {
