@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/redact"
 
 	"github.com/gocolly/colly/v2"
@@ -61,6 +62,15 @@ type Extension struct {
 
 	storageWarned atomic.Bool // the warning of a storage replaced after Attach was logged
 	paceSaid      atomic.Bool // the default pace was announced at Info (logging.go)
+
+	// The page cache (pagecache.go): nil without WithPageCache; the
+	// requests answered without leaving the machine (*colly.Request →
+	// localPage or localColly) and how many; the collectors whose
+	// transport was replaced (*colly.Collector → true).
+	pages            *pagecache.Cache
+	local, pagesLost sync.Map
+	localN           atomic.Int64
+	collyCacheWarned atomic.Bool
 }
 
 // Apply makes c obey robots.txt and returns the Extension doing it: it
@@ -97,6 +107,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 	}
 	e.newPacing()
 	e.cache = e.newCache()
+	e.newPageCache()
 	if len(cfg.purposes) > 0 {
 		e.tdm = e.newTDMRep()
 	}
@@ -168,7 +179,8 @@ func (e *Extension) Attach(c *colly.Collector) {
 	e.attachIdentity(c) // identitycheck.go: warnings, and the gate that refuses an unidentifiable crawl
 	c.OnRequest(func(r *colly.Request) { e.onRequest(c, r) })
 	c.OnRequestHeaders(func(r *colly.Request) { e.onRequestHeaders(c, r) })
-	e.attachSigning(c) // webbotauth.go: each request signed at the wire, after its pace
+	e.attachSigning(c)   // webbotauth.go: each request signed at the wire, after its pace
+	e.attachPageCache(c) // pagecache.go: the page cache is the transport
 	c.OnResponseHeaders(func(resp *colly.Response) { e.onResponseHeaders(c, resp) })
 	c.OnResponse(e.onResponse)
 	if e.cfg.relNofollow {
@@ -314,6 +326,7 @@ func (e *Extension) Stats() Stats {
 	s.HeldNow = e.held.Load()
 	s.Fallback = e.cfg.backend != nil && !e.backendUp()
 	backoffStats(&s, e.pauses.Counts())
+	e.pageStats(&s)
 	return s
 }
 

@@ -66,7 +66,10 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.onRequestHeld(c, r, o, v)
 		return
 	}
-	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
+	// pagecache.go: an allowed page served from a cache sends nothing, so
+	// it waits for neither a paused host nor the pace.
+	local := v.Allowed && (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r)
+	if v.Allowed && !local && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
 		return
 	}
 	e.stats.decided(v)
@@ -78,6 +81,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		if !e.cfg.shadow {
 			return
 		}
+	}
+	if local {
+		return
 	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return // the context ended and Colly fails the request
@@ -132,6 +138,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 			return
 		}
 	}
+	if (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r) {
+		return
+	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
 		return
 	}
@@ -147,6 +156,9 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 // the pacer's gate keeps the host's delay at the wire.
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	if e.localN.Load() != 0 && e.localAtWire(r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
 	e.judgeSent(sentUserAgent(r.Headers)) // identitycheck.go: the User-Agent this request carries
@@ -182,7 +194,7 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		defer e.usageHeaders(c, resp) // after the host is unclaimed
 	}
 	r := resp.Request
-	if r == nil {
+	if r == nil || (e.localN.Load() != 0 || e.pages != nil) && e.localAnswer(c, resp) { // pagecache.go: no request left the machine
 		return
 	}
 	if r.URL != nil {

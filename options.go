@@ -99,6 +99,8 @@ type config struct {
 	localRetryWait   time.Duration                                    // lifecycle.Config.LocalRetryWait (0: its default); tests shorten it
 	backend          backend.Backend                                  // shared state; nil: the Extension's own
 	purposes         []Purpose                                        // WithPurpose; none: usage preferences are not enforced
+	pageDir          string                                           // WithPageCache; "": none
+	pageStore        PageStore                                        // WithPageStore; nil: none, or the disk store of pageDir
 
 	// Who the crawler is: WithStrictIdentity (identitycheck.go), and
 	// WithWebBotAuth's signer, or why its key or URL cannot be used

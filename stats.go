@@ -148,6 +148,8 @@ type Stats struct {
 	// status line at all (NoResponse). robots.txt fetches are counted in Fetches
 	// instead. Extension.Origin gives the counts of one host.
 	Responses map[StatusClass]uint64
+	// PageCache counts what WithPageCache's cache did; zero without it.
+	PageCache PageCacheStats
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.

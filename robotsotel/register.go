@@ -324,6 +324,21 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	scalarCounter("robotsext.cache.evictions", "{origin}",
 		"Origins the robots.txt cache dropped to stay within its size and memory bounds.",
 		func(s *robotsext.Stats) uint64 { return s.Evictions })
+	scalarCounter("robotsext.page_cache.hits", "{page}",
+		"Pages served fresh from WithPageCache's cache: no request sent, no pace waited.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Hits })
+	scalarCounter("robotsext.page_cache.revalidated", "{page}",
+		"Stored pages revalidated by a 304 Not Modified and served.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Revalidated })
+	scalarCounter("robotsext.page_cache.misses", "{page}",
+		"Pages downloaded with nothing usable in the page cache.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Misses })
+	scalarCounter("robotsext.page_cache.stale", "{page}",
+		"Stored pages the origin replaced with a new response instead of a 304.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Stale })
+	scalarCounter("robotsext.page_cache.saved", "By",
+		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
 	upDown("robotsext.cache.origins", "{origin}",
 		"Origins whose robots.txt is cached now.",
 		func(s *robotsext.Stats) int64 { return int64(s.Origins) })

@@ -140,6 +140,11 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.directive.pages", "{page}", "counter"},
 		{"robotsext.links.refused", "{request}", "counter"},
 		{"robotsext.responses", "{response}", "counter"},
+		{"robotsext.page_cache.hits", "{page}", "counter"},
+		{"robotsext.page_cache.revalidated", "{page}", "counter"},
+		{"robotsext.page_cache.misses", "{page}", "counter"},
+		{"robotsext.page_cache.stale", "{page}", "counter"},
+		{"robotsext.page_cache.saved", "By", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))

@@ -39,6 +39,11 @@
 //	robotsext_cache_evictions_total                origins dropped to keep the cache within its bounds
 //	robotsext_cache_origins                        origins cached now
 //	robotsext_cache_bytes                          estimated memory the cached robots.txt policies retain now
+//	robotsext_page_cache_hits_total                pages served fresh from WithPageCache's cache: nothing sent
+//	robotsext_page_cache_revalidated_total         stored pages revalidated by a 304 and served
+//	robotsext_page_cache_misses_total              pages downloaded with nothing usable stored
+//	robotsext_page_cache_stale_total               stored pages the origin replaced with a new response
+//	robotsext_page_cache_saved_bytes_total         body bytes served from the page cache: not downloaded
 //	robotsext_backend_errors_total                 failed Backend calls, each answered locally
 //	robotsext_backend_anomalies_total              Backend answers that cannot be right, replaced
 //	robotsext_backend_fallback                     1 while the Extension fetches and paces locally after a Backend failure
@@ -187,6 +192,22 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	gauge("cache_bytes",
 		"Estimated memory the cached robots.txt policies retain now.",
 		func(s *robotsext.Stats) float64 { return float64(s.CacheBytes) })
+
+	counter("page_cache_hits_total",
+		"Pages served fresh from WithPageCache's cache: no request sent, no pace waited.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Hits })
+	counter("page_cache_revalidated_total",
+		"Stored pages revalidated by a 304 Not Modified and served.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Revalidated })
+	counter("page_cache_misses_total",
+		"Pages downloaded with nothing usable in the page cache.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Misses })
+	counter("page_cache_stale_total",
+		"Stored pages the origin replaced with a new response instead of a 304.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.Stale })
+	counter("page_cache_saved_bytes_total",
+		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
+		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
 
 	counter("backend_errors_total",
 		"Failed Backend calls; each was answered locally.",

@@ -1,0 +1,243 @@
+package pagecache
+
+// This file is the Cache: the key of a request, the lookup the root's
+// OnRequest hook makes before it paces (a fresh entry is claimed for the
+// Transport to serve), and the counters.
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Result is what the cache did for one response. The zero value, None,
+// is a response the cache had no part in.
+type Result uint8
+
+const (
+	// None: the cache was not asked (not a GET or HEAD, a request with
+	// its own conditional or Range header, or no cache).
+	None Result = iota
+	// Miss: nothing usable was stored; the page was downloaded.
+	Miss
+	// Hit: a fresh stored copy was served; nothing was sent.
+	Hit
+	// Revalidated: a stored copy was validated (the origin answered 304)
+	// and served.
+	Revalidated
+	// Stale: a stored copy was stale and the origin sent a new response
+	// instead of a 304.
+	Stale
+)
+
+var resultNames = [...]string{"none", "miss", "hit", "revalidated", "stale"}
+
+// String returns "none", "miss", "hit", "revalidated" or "stale".
+func (r Result) String() string {
+	if int(r) < len(resultNames) {
+		return resultNames[r]
+	}
+	return "none"
+}
+
+// ParseResult reads a Result's String back; anything else is None.
+func ParseResult(s string) Result {
+	for i, n := range resultNames {
+		if n == s {
+			return Result(i)
+		}
+	}
+	return None
+}
+
+const (
+	// StatusHeader is the response field the Transport sets, on every
+	// response it returns, to its Result (a server's own is replaced).
+	StatusHeader = "Robotsext-Cache"
+	// MarkerHeader is the request field naming the fresh entry Claim set
+	// aside for the Transport. It is not a valid field name, so that any
+	// transport other than this package's refuses to send the request:
+	// a request that skipped the host's pace because it was to be served
+	// from the cache can never reach the network unpaced.
+	MarkerHeader = "Robotsext Fresh"
+	// DefaultMaxEntry is the largest body stored when Config.MaxEntry is
+	// 0; a larger page is passed through and not stored.
+	DefaultMaxEntry = 8 << 20
+	// maxClaims bounds the claims waiting for the Transport; a claim over
+	// it drops the oldest half (the Transport then reads the store again).
+	maxClaims = 1 << 14
+)
+
+// ErrLost reports a request claimed for a fresh entry that the Transport
+// could no longer find (evicted or deleted in between); it was not sent.
+var ErrLost = errors.New("pagecache: the fresh entry claimed for this request is gone; nothing was sent")
+
+// Config configures New.
+type Config struct {
+	Store    Store
+	Now      func() time.Time // nil: time.Now
+	Logger   *slog.Logger     // nil: slog.Default()
+	MaxEntry int64            // largest body stored; 0: DefaultMaxEntry
+}
+
+// Counts is a snapshot of a Cache's counters.
+type Counts struct {
+	Hits, Revalidated, Misses, Stale uint64
+	// Saved is the bytes of body served from the cache (hits and
+	// revalidations): what was not downloaded.
+	Saved uint64
+	// Corrupt is the entries that could not be read back (each a miss);
+	// StoreErrors the failures of the store itself.
+	Corrupt, StoreErrors uint64
+}
+
+// Cache is an RFC 9111 private cache over a Store. It is safe for
+// concurrent use.
+type Cache struct {
+	store    Store
+	now      func() time.Time
+	logger   *slog.Logger
+	maxEntry int64
+
+	seq    atomic.Uint64
+	mu     sync.Mutex
+	claims map[string]*Entry // guarded by mu: fresh entries set aside by Claim, by token
+
+	hits, revalidated, misses, stale, saved, corrupt, storeErrors atomic.Uint64
+	corruptLogged, storeErrLogged                                 atomic.Bool
+}
+
+// New returns a Cache over cfg.Store.
+func New(cfg Config) *Cache {
+	c := &Cache{store: cfg.Store, now: cfg.Now, logger: cfg.Logger, maxEntry: cfg.MaxEntry, claims: map[string]*Entry{}}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if c.maxEntry <= 0 {
+		c.maxEntry = DefaultMaxEntry
+	}
+	return c
+}
+
+// Counts returns the counters.
+func (c *Cache) Counts() Counts {
+	return Counts{Hits: c.hits.Load(), Revalidated: c.revalidated.Load(), Misses: c.misses.Load(), Stale: c.stale.Load(),
+		Saved: c.saved.Load(), Corrupt: c.corrupt.Load(), StoreErrors: c.storeErrors.Load()}
+}
+
+// Key is the cache key of a request (RFC 9111 §2): its method and its
+// target URI without the fragment.
+func Key(method string, u *url.URL) string {
+	if u.Fragment != "" || u.RawFragment != "" {
+		v := *u
+		v.Fragment, v.RawFragment = "", ""
+		u = &v
+	}
+	return method + " " + u.String()
+}
+
+// Cacheable reports whether a request may use the cache at all: a GET or
+// HEAD without a conditional or Range header of its own (those are the
+// caller's exchange with the origin, passed through untouched).
+func Cacheable(method string, h http.Header) bool {
+	if method != http.MethodGet && method != http.MethodHead {
+		return false
+	}
+	for _, f := range [...]string{"If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"} {
+		if len(h[f]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Lookup returns the entry stored for a request and whether it is fresh
+// for it now. A corrupt entry is deleted, logged once, and a miss; so is
+// an entry whose Vary fields do not match (it stays stored).
+func (c *Cache) Lookup(ctx context.Context, method string, u *url.URL, h http.Header) (e *Entry, fresh bool) {
+	if u == nil || !Cacheable(method, h) {
+		return nil, false
+	}
+	key := Key(method, u)
+	b, ok, err := c.store.Get(ctx, key)
+	if err != nil {
+		c.storeFailed(err)
+		return nil, false
+	}
+	if !ok {
+		return nil, false
+	}
+	e, err = Decode(b)
+	if err != nil || e.URL != key[len(method)+1:] || e.Method != method {
+		c.corrupt.Add(1)
+		if c.corruptLogged.CompareAndSwap(false, true) {
+			c.logger.Warn("robotsext: a stored page could not be read back and is fetched again (logged once)", "error", ErrCorrupt.Error())
+		}
+		_ = c.store.Delete(ctx, key)
+		return nil, false
+	}
+	if !VaryMatches(e, h) {
+		return nil, false
+	}
+	return e, Fresh(e, ParseCacheControl(h), c.now())
+}
+
+// storeFailed counts a store failure, logged once.
+func (c *Cache) storeFailed(err error) {
+	c.storeErrors.Add(1)
+	if c.storeErrLogged.CompareAndSwap(false, true) {
+		c.logger.Warn("robotsext: the page cache's store failed; pages are fetched without it meanwhile (logged once)", "error", err.Error())
+	}
+}
+
+// Claim sets the fresh entry e aside for the request whose header is h,
+// and marks h with MarkerHeader: the Transport serves e without sending
+// anything. Release undoes a claim the Transport never saw.
+func (c *Cache) Claim(h http.Header, e *Entry) {
+	tok := strconv.FormatUint(c.seq.Add(1), 36)
+	c.mu.Lock()
+	if len(c.claims) >= maxClaims {
+		n := 0
+		for k := range c.claims { // map order: an arbitrary half
+			delete(c.claims, k)
+			if n++; n >= maxClaims/2 {
+				break
+			}
+		}
+	}
+	c.claims[tok] = e
+	c.mu.Unlock()
+	h[MarkerHeader] = []string{tok}
+}
+
+// Claimed reports whether h carries a claim.
+func Claimed(h http.Header) bool { return len(h[MarkerHeader]) > 0 }
+
+// Release drops the claim h carries, if any, and removes its mark.
+func (c *Cache) Release(h http.Header) {
+	if vs := h[MarkerHeader]; len(vs) > 0 {
+		c.mu.Lock()
+		delete(c.claims, vs[0])
+		c.mu.Unlock()
+		delete(h, MarkerHeader)
+	}
+}
+
+// take returns the entry claimed for h and forgets it.
+func (c *Cache) take(h http.Header) (*Entry, bool) {
+	tok := h[MarkerHeader][0]
+	c.mu.Lock()
+	e, ok := c.claims[tok]
+	delete(c.claims, tok)
+	c.mu.Unlock()
+	return e, ok
+}

@@ -1,0 +1,258 @@
+package pagecache
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/robotsext/robotsext/internal/mockhttp"
+)
+
+// rig is a Cache over a memory store in front of an httpmock origin, on a
+// hand-moved clock.
+type rig struct {
+	clock *mockhttp.Clock
+	mt    *httpmock.MockTransport
+	cache *Cache
+	store *Memory
+	cl    *http.Client
+	logs  *bytes.Buffer
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	r := &rig{clock: mockhttp.NewClock(), mt: httpmock.NewMockTransport(), store: &Memory{}, logs: &bytes.Buffer{}}
+	r.cache = New(Config{Store: r.store, Now: r.clock.Now, Logger: slog.New(slog.NewTextHandler(r.logs, nil)), MaxEntry: 1000})
+	r.cl = &http.Client{Transport: &Transport{Cache: r.cache, Next: r.mt}}
+	return r
+}
+
+// get fetches u and returns the status, the body and the cache's result.
+func (r *rig) get(t *testing.T, u string, kv ...string) (int, string, Result) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	for i := 0; i+1 < len(kv); i += 2 {
+		req.Header.Set(kv[i], kv[i+1])
+	}
+	resp, err := r.cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), ParseResult(resp.Header.Get(StatusHeader))
+}
+
+// origin answers each request with the next responder, recording the
+// conditional headers it was sent.
+func (r *rig) origin(u string, rs ...func(req *http.Request) (*http.Response, error)) *[]string {
+	var seen []string
+	var n atomic.Int32
+	r.mt.RegisterResponder("GET", u, func(req *http.Request) (*http.Response, error) {
+		seen = append(seen, req.Header.Get("If-None-Match")+"|"+req.Header.Get("If-Modified-Since"))
+		i := int(n.Add(1)) - 1
+		return rs[min(i, len(rs)-1)](req)
+	})
+	return &seen
+}
+
+func (r *rig) date() string { return r.clock.Now().Format(http.TimeFormat) }
+
+func TestTransportFreshHitSendsNothing(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	seen := r.origin("https://a.example/p", mockhttp.Respond(200, "page", "Cache-Control", "max-age=60", "Date", r.date()))
+	if s, b, res := r.get(t, "https://a.example/p"); s != 200 || b != "page" || res != Miss {
+		t.Fatalf("first: %d %q %v", s, b, res)
+	}
+	r.clock.Advance(59 * time.Second)
+	if s, b, res := r.get(t, "https://a.example/p"); s != 200 || b != "page" || res != Hit {
+		t.Fatalf("second: %d %q %v", s, b, res)
+	}
+	if len(*seen) != 1 {
+		t.Errorf("origin saw %d requests, want 1", len(*seen))
+	}
+	n := r.cache.Counts()
+	if n.Hits != 1 || n.Misses != 1 || n.Saved != 4 {
+		t.Errorf("counts %+v", n)
+	}
+}
+
+func TestTransportRevalidation(t *testing.T) {
+	t.Parallel()
+	lm := "Sat, 01 Feb 2025 00:00:00 GMT"
+	tests := []struct {
+		name     string
+		first    []string // the first response's fields
+		second   func(r *rig) func(*http.Request) (*http.Response, error)
+		wantSent string // the conditional headers of the second request
+		want     Result
+		body     string
+		status   int
+	}{
+		{"ETag 304 serves the stored body as a 200",
+			[]string{"ETag", `"v1"`, "Cache-Control", "max-age=0"},
+			func(r *rig) func(*http.Request) (*http.Response, error) {
+				return mockhttp.Respond(304, "", "ETag", `"v1"`, "Cache-Control", "max-age=60")
+			}, `"v1"|`, Revalidated, "v1 body", 200},
+		{"max-age=0 with an old Last-Modified is revalidated, not served",
+			[]string{"Last-Modified", lm, "Cache-Control", "max-age=0"},
+			func(r *rig) func(*http.Request) (*http.Response, error) { return mockhttp.Respond(304, "") },
+			"|" + lm, Revalidated, "v1 body", 200},
+		{"no-cache is revalidated even while fresh",
+			[]string{"ETag", `"v1"`, "Cache-Control", "no-cache, max-age=600"},
+			func(r *rig) func(*http.Request) (*http.Response, error) { return mockhttp.Respond(304, "") },
+			`"v1"|`, Revalidated, "v1 body", 200},
+		{"a 200 replaces the entry",
+			[]string{"ETag", `"v1"`, "Cache-Control", "max-age=0"},
+			func(r *rig) func(*http.Request) (*http.Response, error) {
+				return mockhttp.Respond(200, "v2 body", "ETag", `"v2"`, "Cache-Control", "max-age=60")
+			}, `"v1"|`, Stale, "v2 body", 200},
+		{"a 429 to a revalidation reaches the caller",
+			[]string{"ETag", `"v1"`, "Cache-Control", "max-age=0"},
+			func(r *rig) func(*http.Request) (*http.Response, error) {
+				return mockhttp.Respond(429, "slow down", "Retry-After", "60")
+			}, `"v1"|`, Stale, "slow down", 429},
+		{"no-store is never stored",
+			[]string{"ETag", `"v1"`, "Cache-Control", "no-store"},
+			func(r *rig) func(*http.Request) (*http.Response, error) { return mockhttp.Respond(200, "v1 body") },
+			"|", Miss, "v1 body", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t)
+			seen := r.origin("https://a.example/p", mockhttp.Respond(200, "v1 body", append(tt.first, "Date", r.date())...), tt.second(r))
+			r.get(t, "https://a.example/p")
+			r.clock.Advance(time.Second)
+			s, b, res := r.get(t, "https://a.example/p")
+			if s != tt.status || b != tt.body || res != tt.want {
+				t.Errorf("second: %d %q %v, want %d %q %v", s, b, res, tt.status, tt.body, tt.want)
+			}
+			if len(*seen) != 2 || (*seen)[1] != tt.wantSent {
+				t.Errorf("origin saw %q, want a second request with %q", *seen, tt.wantSent)
+			}
+		})
+	}
+}
+
+// TestTransport304Freshens: after a 304 with a new max-age, the entry is
+// fresh again and served without a request.
+func TestTransport304Freshens(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	seen := r.origin("https://a.example/p",
+		mockhttp.Respond(200, "body", "ETag", `"a"`, "Cache-Control", "max-age=10", "Date", r.date()),
+		mockhttp.Respond(304, "", "Cache-Control", "max-age=100", "Content-Length", "0"))
+	r.get(t, "https://a.example/p")
+	r.clock.Advance(20 * time.Second)
+	r.get(t, "https://a.example/p")
+	r.clock.Advance(50 * time.Second)
+	if s, b, res := r.get(t, "https://a.example/p"); res != Hit || b != "body" || s != 200 {
+		t.Errorf("third: %d %q %v, want a hit", s, b, res)
+	}
+	if len(*seen) != 2 {
+		t.Errorf("origin saw %d requests, want 2", len(*seen))
+	}
+}
+
+func TestTransportPassesThrough(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	big := strings.Repeat("x", 1001)
+	r.origin("https://a.example/big", mockhttp.Respond(200, big, "Cache-Control", "max-age=60"))
+	if _, b, _ := r.get(t, "https://a.example/big"); b != big {
+		t.Errorf("a body over MaxEntry came back as %d bytes", len(b))
+	}
+	if _, _, res := r.get(t, "https://a.example/big"); res != Miss {
+		t.Errorf("a body over MaxEntry was stored: %v", res)
+	}
+	r.origin("https://a.example/c", mockhttp.Respond(200, "c", "Cache-Control", "max-age=60"))
+	if _, _, res := r.get(t, "https://a.example/c", "If-None-Match", `"mine"`); res != None {
+		t.Errorf("a request with its own validator went through the cache: %v", res)
+	}
+	r.origin("https://a.example/v", mockhttp.Respond(200, "v", "Cache-Control", "max-age=60", "Vary", "Accept-Language"))
+	r.get(t, "https://a.example/v", "Accept-Language", "en")
+	if _, _, res := r.get(t, "https://a.example/v", "Accept-Language", "fr"); res != Miss {
+		t.Errorf("Vary mismatch: %v, want a miss", res)
+	}
+}
+
+func TestTransportCorruptEntryIsAMissLoggedOnce(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	r.origin("https://a.example/p", mockhttp.Respond(200, "body", "Cache-Control", "max-age=60"))
+	for range 2 {
+		_ = r.store.Set(context.Background(), "GET https://a.example/p", []byte("RXPC\x01garbage"))
+		if _, b, res := r.get(t, "https://a.example/p"); res != Miss || b != "body" {
+			t.Fatalf("corrupt entry: %v %q", res, b)
+		}
+	}
+	if n := strings.Count(r.logs.String(), "could not be read back"); n != 1 {
+		t.Errorf("logged %d times, want once", n)
+	}
+	if r.cache.Counts().Corrupt != 2 {
+		t.Errorf("corrupt count %d, want 2", r.cache.Counts().Corrupt)
+	}
+}
+
+// TestClaim: a claimed request is served without sending; a claim whose
+// entry is gone is not sent either.
+func TestClaim(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	seen := r.origin("https://a.example/p", mockhttp.Respond(200, "body", "Cache-Control", "max-age=60"))
+	r.get(t, "https://a.example/p")
+	req, _ := http.NewRequest("GET", "https://a.example/p", nil)
+	e, fresh := r.cache.Lookup(context.Background(), "GET", req.URL, req.Header)
+	if !fresh {
+		t.Fatal("not fresh")
+	}
+	r.cache.Claim(req.Header, e)
+	_ = r.store.Delete(context.Background(), "GET https://a.example/p") // the claim holds the entry
+	resp, err := r.cl.Do(req)
+	if err != nil || resp.StatusCode != 200 || req.Header.Get(MarkerHeader) != "" {
+		t.Fatalf("claimed: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	req2, _ := http.NewRequest("GET", "https://a.example/p", nil)
+	r.cache.Claim(req2.Header, e)
+	r.cache.Release(req2.Header)
+	r.cache.Claim(req2.Header, e)
+	r.cache.mu.Lock()
+	clear(r.cache.claims) // dropped, as over maxClaims
+	r.cache.mu.Unlock()
+	if _, err := r.cl.Do(req2); !errors.Is(err, ErrLost) {
+		t.Errorf("a lost claim: err %v, want ErrLost", err)
+	}
+	if len(*seen) != 1 {
+		t.Errorf("origin saw %d requests, want 1", len(*seen))
+	}
+}
+
+// TestMarkerRefusedByOtherTransports: a claimed request given to a
+// transport other than ours (the collector's, replaced by SetProxy) is
+// refused by net/http before anything is sent.
+func TestMarkerRefusedByOtherTransports(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	New(Config{Store: &Memory{}}).Claim(req.Header, &Entry{})
+	if _, err := srv.Client().Do(req); err == nil {
+		t.Error("net/http sent a request carrying the marker")
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the server saw %d requests", hits.Load())
+	}
+}

@@ -1,0 +1,267 @@
+package robotsext
+
+// This file is the page cache's glue (internal/pagecache holds the
+// machinery): its options, CacheResult, and the hooks' part — a fresh page
+// is claimed in OnRequest, after its URL was decided and before the pace,
+// and served by the cache's transport without a request; a page Colly
+// serves from its own CacheDir skips the pace too.
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pagecache"
+)
+
+// DefaultPageCacheSize is the bound of WithPageCache's directory: past
+// it, the least recently used pages are evicted down to 90% of it.
+const DefaultPageCacheSize = pagecache.DefaultDiskLimit
+
+// PageStore keeps the page cache's entries by key, for WithPageStore: a
+// store a fleet shares (redisbackend.PageStore) or one of your own. Get
+// reports ok false for a key it does not hold; an error is the store's own
+// failure, logged once and taken as a miss. Implementations must be safe
+// for concurrent use.
+type PageStore interface {
+	Get(ctx context.Context, key string) (entry []byte, ok bool, err error)
+	Set(ctx context.Context, key string, entry []byte) error
+	Delete(ctx context.Context, key string) error
+}
+
+// NewDiskPageStore returns the PageStore WithPageCache uses: a directory
+// of one file per page, written atomically (a crash mid-write leaves no
+// torn entry), shared safely by collectors and processes, bounded to
+// limit bytes (DefaultPageCacheSize when limit ≤ 0).
+func NewDiskPageStore(dir string, limit int64) (PageStore, error) {
+	return pagecache.NewDisk(dir, limit)
+}
+
+// WithPageCache caches the collectors' pages under dir, as an RFC 9111
+// private cache kept across runs (see docs/page-cache.md): a fresh page is
+// served without a request and without waiting for its host's pace; a
+// stale one is revalidated (If-None-Match, If-Modified-Since) by a request
+// like any other, and a 304 reaches the callbacks as the stored 200. Every
+// URL is decided first: a URL robots.txt refuses is never served from the
+// cache. The directory is bounded by DefaultPageCacheSize (use
+// WithPageStore(NewDiskPageStore(dir, n)) for another bound); one that
+// cannot be created is logged and the crawl goes on uncached.
+//
+// The cache is the collectors' transport: Apply and Attach set it, in
+// front of WithHTTPClient's transport (http.DefaultTransport without), so
+// a transport given to c.WithTransport before Apply is replaced. To keep
+// yours, set it afterwards wrapped: c.WithTransport(ext.PageTransport(t)).
+// c.SetProxy, SetProxyFunc, SetClient or WithTransport after Apply drop
+// the cache (logged once); the pace is kept.
+func WithPageCache(dir string) Option { return func(c *config) { c.pageDir, c.pageStore = dir, nil } }
+
+// WithPageStore is WithPageCache over a PageStore of your choice.
+func WithPageStore(s PageStore) Option { return func(c *config) { c.pageStore, c.pageDir = s, "" } }
+
+// CacheResult is what the page cache did for one response; see
+// CacheResultOf.
+type CacheResult = pagecache.Result
+
+// The CacheResult values.
+const (
+	CacheNone        = pagecache.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
+	CacheMiss        = pagecache.Miss        // nothing usable was stored: downloaded
+	CacheHit         = pagecache.Hit         // a fresh copy was served: nothing was sent
+	CacheRevalidated = pagecache.Revalidated // the stored copy was validated (304) and served
+	CacheStale       = pagecache.Stale       // the stored copy was stale and the origin sent a new response
+)
+
+// CacheResultOf returns what the page cache did for resp, in OnResponse,
+// OnHTML or OnScraped.
+func CacheResultOf(resp *colly.Response) CacheResult {
+	if resp == nil || resp.Headers == nil {
+		return CacheNone
+	}
+	return pagecache.ParseResult(resp.Headers.Get(pagecache.StatusHeader))
+}
+
+// PageTransport returns rt behind the Extension's page cache, for
+// c.WithTransport after Apply; rt itself without WithPageCache.
+func (e *Extension) PageTransport(rt http.RoundTripper) http.RoundTripper {
+	if e.pages == nil {
+		return rt
+	}
+	return &pagecache.Transport{Cache: e.pages, Next: rt}
+}
+
+// How a request was served without leaving the machine (Extension.local).
+const (
+	localPage  = 1 // claimed from the page cache
+	localColly = 2 // in Colly's CacheDir
+)
+
+// newPageCache sets e.pages to the page cache the options ask for; it
+// stays nil without one.
+func (e *Extension) newPageCache() {
+	st := e.cfg.pageStore
+	if st == nil && e.cfg.pageDir != "" {
+		d, err := pagecache.NewDisk(e.cfg.pageDir, 0)
+		if err != nil {
+			e.cfg.logger.Warn("robotsext: WithPageCache's directory cannot be used; pages are not cached", "error", err.Error())
+			return
+		}
+		st = d
+	}
+	if st != nil {
+		e.pages = pagecache.New(pagecache.Config{Store: st, Now: e.cfg.now, Logger: e.cfg.logger})
+	}
+}
+
+// attachPageCache makes the page cache c's transport.
+func (e *Extension) attachPageCache(c *colly.Collector) {
+	if e.pages == nil {
+		return
+	}
+	var next http.RoundTripper
+	if e.cfg.client != nil {
+		next = e.cfg.client.Transport
+	}
+	c.WithTransport(&pagecache.Transport{Cache: e.pages, Next: next})
+	c.OnError(func(resp *colly.Response, err error) { e.pageFailed(c, resp, err) })
+}
+
+// servedLocally reports whether r will be answered without a request,
+// from the page cache (claimed for the transport) or Colly's CacheDir,
+// so that it skips the pace. A request either one cannot serve after all
+// goes out paced: the OnRequestHeaders gate still runs for it.
+func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
+	if r.Headers == nil {
+		return false
+	}
+	if e.pages != nil && c.CacheDir != "" && e.collyCacheWarned.CompareAndSwap(false, true) {
+		e.cfg.logger.Warn("robotsext: the collector's CacheDir is set beside WithPageCache: Colly answers from its own cache first " +
+			"(keyed on the URL alone, never revalidated) before the page cache is asked; leave CacheDir empty")
+	}
+	mark := 0
+	if c.CacheDir != "" && pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
+		mark = localColly
+	} else if e.pages != nil {
+		if _, lost := e.pagesLost.Load(c); !lost {
+			if en, fresh := e.pages.Lookup(contextOf(c), r.Method, r.URL, *r.Headers); fresh {
+				e.pages.Claim(*r.Headers, en)
+				mark = localPage
+			}
+		}
+	}
+	if mark == 0 {
+		return false
+	}
+	if e.localN.Add(1) > maxLocal {
+		e.sweepLocal()
+	}
+	e.local.Store(r, mark)
+	return true
+}
+
+// maxLocal is how many requests may be marked local before the marks of
+// aborted ones are swept: a callback registered after Apply may abort a
+// marked request, and Colly then runs no hook that would unmark it.
+const maxLocal = 4096
+
+// sweepLocal forgets the marks (and claims) of aborted requests.
+func (e *Extension) sweepLocal() {
+	e.local.Range(func(k, _ any) bool {
+		if r := k.(*colly.Request); r.IsAbort() {
+			if e.pages != nil && r.Headers != nil {
+				e.pages.Release(*r.Headers)
+			}
+			e.unmark(r)
+		}
+		return true
+	})
+}
+
+// localAtWire is the OnRequestHeaders hook's part: true for a request the
+// page cache serves (no pace at the wire). Colly's OnRequestHeaders runs
+// only for a request it sends, so one marked for its CacheDir is going
+// out after all: it is unmarked and paced as any other.
+func (e *Extension) localAtWire(r *colly.Request) bool {
+	m, ok := e.local.Load(r)
+	if !ok {
+		return false
+	}
+	if m == localPage && pagecache.Claimed(*r.Headers) {
+		return true
+	}
+	e.unmark(r)
+	return false
+}
+
+// localAnswer is the OnResponseHeaders hook's part: true for a response
+// served without a request, which the host's pace, back-off and tallies
+// never see. A response that did not pass the page cache's transport
+// tells that the collector's transport was replaced.
+func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
+	if e.localN.Load() != 0 {
+		if _, ok := e.local.Load(resp.Request); ok {
+			e.unmark(resp.Request)
+			return true
+		}
+	}
+	if e.pages != nil && resp.Headers != nil && resp.Headers.Get(pagecache.StatusHeader) == "" {
+		e.lostPages(c)
+	}
+	return false
+}
+
+// pageFailed is the page cache's OnError hook: a claimed request that
+// failed (aborted after OnRequest, or refused by a transport other than
+// the cache's) releases its claim; the second tells that the transport
+// was replaced.
+func (e *Extension) pageFailed(c *colly.Collector, resp *colly.Response, err error) {
+	if resp == nil || resp.Request == nil || e.localN.Load() == 0 {
+		return
+	}
+	r := resp.Request
+	if m, ok := e.local.Load(r); ok {
+		e.unmark(r)
+		if m == localPage && r.Headers != nil && pagecache.Claimed(*r.Headers) {
+			e.pages.Release(*r.Headers)
+			if !errors.Is(err, colly.ErrAbortedBeforeRequest) {
+				e.lostPages(c)
+			}
+		}
+	}
+}
+
+func (e *Extension) unmark(r *colly.Request) {
+	if _, ok := e.local.LoadAndDelete(r); ok {
+		e.localN.Add(-1)
+	}
+}
+
+// lostPages notes, once per collector, that its transport is no longer
+// the page cache: its pages are fetched uncached from now on.
+func (e *Extension) lostPages(c *colly.Collector) {
+	if _, had := e.pagesLost.LoadOrStore(c, true); !had {
+		e.cfg.logger.Warn("robotsext: the collector's transport was replaced after Apply (SetProxy, SetProxyFunc, SetClient or WithTransport): " +
+			"its pages are no longer cached, and are still paced; set the transport before Apply through WithHTTPClient, or wrap it with ext.PageTransport")
+	}
+}
+
+// pageStats fills the page cache's counters of s.
+func (e *Extension) pageStats(s *Stats) {
+	if e.pages == nil {
+		return
+	}
+	n := e.pages.Counts()
+	s.PageCache = PageCacheStats{Hits: n.Hits, Revalidated: n.Revalidated, Misses: n.Misses, Stale: n.Stale,
+		BytesSaved: n.Saved, Corrupt: n.Corrupt, StoreErrors: n.StoreErrors}
+}
+
+// PageCacheStats counts what the page cache did (Stats.PageCache).
+type PageCacheStats struct {
+	Hits        uint64 // fresh pages served without a request
+	Revalidated uint64 // stored pages validated by a 304 and served
+	Misses      uint64 // pages downloaded with nothing usable stored
+	Stale       uint64 // stored pages the origin replaced with a new response
+	BytesSaved  uint64 // body bytes served from the cache: not downloaded
+	Corrupt     uint64 // stored entries that could not be read back (each a miss)
+	StoreErrors uint64 // failures of the store itself (each a miss or an entry not stored)
+}
