@@ -93,7 +93,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 // error the context ended, and Colly fails the request.
 func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string) {
 	for errors.Is(e.pacer.Wait(ctx, host, r), pacing.ErrPaused) {
-		if !e.admitted(ctx, r, host) {
+		if !e.admitted(ctx, r, host) || ctx.Err() != nil {
 			return
 		}
 	}
@@ -147,6 +147,11 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 // the pacer's gate keeps the host's delay at the wire.
 func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
+		return
+	}
+	if contextOf(c).Err() != nil {
+		// The crawl is being cancelled: r neither waits nor probes, and
+		// the client fails it at once with the context's error.
 		return
 	}
 	if e.adaptive.On() {

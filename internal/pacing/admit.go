@@ -20,8 +20,8 @@ import (
 // then says when the host may be asked again. When ctx ends first Admit
 // returns at once, not refused: the caller's context fails the request.
 func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time.Time, refused bool) {
-	if b.active.Load() == 0 || b.shadow || b.off {
-		return retryAt, false
+	if b.active.Load() == 0 || b.shadow || b.off || ctx.Err() != nil {
+		return retryAt, false // an ended context: never a probe
 	}
 	key := HostKey(host)
 	var deadline time.Time

@@ -279,6 +279,29 @@ func (b *Backoff) Failed(tok any) {
 	}
 }
 
+// Withdrawn reads the end of request tok without an answer for a reason
+// that is not its host's: the crawler's own context ended. It is no
+// signal; when tok was its host's probe, the probe is given back (the
+// next request to ask probes) and the requests waiting for its answer
+// ask again. A probe of the fleet's (a Pauser) is left to expire in the
+// Backend.
+func (b *Backoff) Withdrawn(tok any) {
+	if b.off || b.active.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	key, ok := b.probes[tok]
+	delete(b.probes, tok)
+	delete(b.tokens, tok)
+	if !ok {
+		return
+	}
+	if h := b.hosts[key]; h != nil && !h.fleet && h.st.Withdrawn(tok) {
+		b.wakeLocked(h)
+	}
+}
+
 // pauseHost records an overload signal from host (key is its HostKey):
 // it pauses the host, or doubles its pause, or extends a pause in force,
 // as pause.State.Signal decides; a new pause is counted and logged once.

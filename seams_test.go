@@ -1,0 +1,427 @@
+package robotsext
+
+// This file is the home of the seams: Apply crossed with the Colly
+// features a user combines it with (a cancelled context, a retry idiom, a
+// request limit, a depth limit, revisits, a cache directory, Async with
+// Wait). Each row crawls a real loopback server and asserts what the
+// server saw (requests, their count, their gaps) and what the callbacks
+// saw. A seam found later gets a row here.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/backend"
+)
+
+// seam is one row of TestSeams: setup builds the collector and applies
+// the Extension on run, crawl drives it, check asserts on run's server
+// and callbacks. site says what the server answers.
+type seam struct {
+	name  string
+	pages int // the run's pages: /p0, /p1, …
+	site  seamSiteSpec
+	setup func(t *testing.T, s *seamRun)
+	crawl func(t *testing.T, s *seamRun)
+	check func(t *testing.T, s *seamRun)
+}
+
+// seamSiteSpec says what a seamSite answers: robots is robots.txt's body
+// (status robotsStatus, 200 when 0); page answers the nth request (from
+// 1) to a page path, called with the site's lock not held.
+type seamSiteSpec struct {
+	robots       string
+	robotsStatus int
+	page         func(s *seamSite, path string, n int, w http.ResponseWriter)
+}
+
+// seamSite is a loopback server that counts, per page path, the requests,
+// the 2xx answers and their arrival by the Extension's clock (now).
+type seamSite struct {
+	*httptest.Server
+	now func() time.Time
+
+	mu       sync.Mutex
+	requests map[string]int
+	ok       map[string]int
+	order    []string    // page paths in order of arrival
+	at       []time.Time // their arrival by now
+}
+
+func newSeamSite(t *testing.T, spec seamSiteSpec, now func() time.Time) *seamSite {
+	t.Helper()
+	s := &seamSite{now: now, requests: map[string]int{}, ok: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			if spec.robotsStatus != 0 {
+				w.WriteHeader(spec.robotsStatus)
+			}
+			fmt.Fprint(w, spec.robots)
+			return
+		}
+		s.mu.Lock()
+		s.requests[r.URL.Path]++
+		n := s.requests[r.URL.Path]
+		s.order = append(s.order, r.URL.Path)
+		s.at = append(s.at, s.now())
+		s.mu.Unlock()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		if spec.page != nil {
+			spec.page(s, r.URL.Path, n, rec)
+		} else {
+			fmt.Fprint(rec, "<html><body>ok</body></html>")
+		}
+		if rec.status/100 == 2 {
+			s.mu.Lock()
+			s.ok[r.URL.Path]++
+			s.mu.Unlock()
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// statusRecorder notes the status a handler writes.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) { r.status = code; r.ResponseWriter.WriteHeader(code) }
+
+// counts returns copies of the requests and 2xx answers per page path.
+func (s *seamSite) counts() (requests, ok map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	requests, ok = map[string]int{}, map[string]int{}
+	for k, v := range s.requests {
+		requests[k] = v
+	}
+	for k, v := range s.ok {
+		ok[k] = v
+	}
+	return requests, ok
+}
+
+// seamRun is one row's crawl: the server, the collector and its
+// Extension, the clock, and what the callbacks saw.
+type seamRun struct {
+	site   *seamSite
+	clk    *stepClock
+	c      *colly.Collector
+	ext    *Extension
+	cancel context.CancelFunc
+	pages  []string // the URLs crawl visits
+	took   time.Duration
+
+	mu         sync.Mutex
+	responses  map[string]int // OnResponse calls per path, 2xx answers
+	errs       []seamError    // OnError calls
+	retryErrs  []error        // errors the retry idioms' Retry returned
+	requested  atomic.Int64   // OnRequest calls that passed the Extension's hook
+	allQueued  chan struct{}  // closed when requested reaches len(pages)
+	queuedOnce sync.Once
+}
+
+// seamError is one OnError call.
+type seamError struct {
+	path   string
+	status int
+	err    error
+}
+
+func (s *seamRun) url(path string) string { return s.site.URL + path }
+
+// record registers the callbacks that fill s; call it after Apply, so
+// that they run after the Extension's hooks.
+func (s *seamRun) record() {
+	s.responses = map[string]int{}
+	s.allQueued = make(chan struct{})
+	s.c.OnRequest(func(r *colly.Request) {
+		if !r.IsAbort() && int(s.requested.Add(1)) >= len(s.pages) {
+			s.queuedOnce.Do(func() { close(s.allQueued) })
+		}
+	})
+	s.c.OnResponse(func(r *colly.Response) {
+		if r.StatusCode/100 != 2 {
+			return
+		}
+		s.mu.Lock()
+		s.responses[r.Request.URL.Path]++
+		s.mu.Unlock()
+	})
+	s.c.OnError(func(r *colly.Response, err error) {
+		s.mu.Lock()
+		s.errs = append(s.errs, seamError{path: r.Request.URL.Path, status: r.StatusCode, err: err})
+		s.mu.Unlock()
+	})
+}
+
+// retried notes the error a retry idiom's Retry returned.
+func (s *seamRun) retried(err error) {
+	if err != nil {
+		s.mu.Lock()
+		s.retryErrs = append(s.retryErrs, err)
+		s.mu.Unlock()
+	}
+}
+
+// errors returns a copy of the OnError calls.
+func (s *seamRun) errors() []seamError {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]seamError(nil), s.errs...)
+}
+
+// newSeamRun returns a run on a step clock (the Extension's waits cost
+// no real time) against a new server for spec.
+func newSeamRun(t *testing.T, spec seamSiteSpec, pages int) *seamRun {
+	t.Helper()
+	s := &seamRun{clk: &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	s.site = newSeamSite(t, spec, s.clk.now)
+	for i := range pages {
+		s.pages = append(s.pages, s.url(fmt.Sprintf("/p%d", i)))
+	}
+	return s
+}
+
+// TestSeams runs every seam row.
+func TestSeams(t *testing.T) {
+	t.Parallel()
+	var rows []seam
+	rows = append(rows, cancelSeams()...)
+	rows = append(rows, retrySeams()...)
+	rows = append(rows, limitSeams()...)
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSeamRun(t, row.site, row.pages)
+			row.setup(t, s)
+			row.crawl(t, s)
+			row.check(t, s)
+		})
+	}
+}
+
+// parkedSleep is a hand-moved clock's sleep that never moves on its own:
+// each sleep of d > 0 says it began (entered) and ends only with its
+// context, so that a wait can end only by the cancel under test.
+type parkedSleep struct{ entered chan struct{} }
+
+func newParkedSleep() *parkedSleep { return &parkedSleep{entered: make(chan struct{}, 1024)} }
+
+func (p *parkedSleep) sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case p.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// waitEntered waits for n sleeps to begin, failing t after a minute (a
+// guard against a hang, not a timing assertion).
+func (p *parkedSleep) waitEntered(t *testing.T, n int) {
+	t.Helper()
+	guard := time.NewTimer(time.Minute)
+	defer guard.Stop()
+	for range n {
+		select {
+		case <-p.entered:
+		case <-guard.C:
+			t.Fatalf("fewer than %d waits began in a minute", n)
+		}
+	}
+}
+
+// cancelBound is how long Collector.Wait may take after the collector's
+// context is cancelled. The subject here is real time (a cancelled crawl
+// must stop now, and a spinning requeue loop shows only in real time), so
+// it is measured on the wall clock; the waits end in a few milliseconds,
+// and a second, the bound, leaves room for a loaded machine and
+// the race detector.
+const cancelBound = time.Second
+
+// cancelCase is one cancel row: async or not, with a backend.Memory or
+// not, the robots.txt served, what the first page answers, the options,
+// and where the waits are (parked: the Extension's own sleeps, which the
+// row counts before it cancels; otherwise the fleet's, which do not use
+// them).
+type cancelCase struct {
+	name    string
+	async   bool
+	backend bool
+	robots  string
+	status  int // robots.txt's status, 200 when 0
+	first   func(w http.ResponseWriter)
+	opts    func(p *parkedSleep) []Option
+	waiting int // how many requests wait when the row cancels
+}
+
+func cancelSeams() []seam {
+	pause10 := func(w http.ResponseWriter) {
+		w.Header().Set("Retry-After", "10")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	parked := func(p *parkedSleep) []Option { return []Option{withSleep(p.sleep)} }
+	var rows []seam
+	cases := []cancelCase{
+		{name: "back-off pause, Async", async: true, robots: "User-agent: *\nCrawl-delay: 0\n", first: pause10, opts: parked, waiting: 5},
+		{name: "back-off pause, sync", robots: "User-agent: *\nCrawl-delay: 0\n", first: pause10, opts: parked, waiting: 5},
+		{name: "back-off pause, Async, backend", async: true, backend: true, robots: "User-agent: *\nCrawl-delay: 0\n", first: pause10, waiting: 5},
+		{name: "back-off pause, sync, backend", backend: true, robots: "User-agent: *\nCrawl-delay: 0\n", first: pause10, waiting: 5},
+		{name: "the pace, Async", async: true, robots: "User-agent: *\nCrawl-delay: 30\n", opts: parked, waiting: 5},
+		{name: "the fleet queue, Async, backend", async: true, backend: true, robots: "User-agent: *\nCrawl-delay: 30\n", waiting: 5},
+		{name: "WithDeferUnreachable's hold, Async", async: true, status: http.StatusServiceUnavailable,
+			opts: func(p *parkedSleep) []Option {
+				return []Option{withSleep(p.sleep), WithDeferUnreachable(time.Hour)}
+			}, waiting: 5},
+	}
+	for _, cc := range cases {
+		rows = append(rows, cc.seam())
+	}
+	return rows
+}
+
+// seam returns cc's row. A first page (/p0), when the row has one, is
+// fetched first; when it is answered, the other pages are visited and
+// wait (in the back-off, the pace, the fleet's queue or the hold); then
+// the collector's context is cancelled. Collector.Wait must return within cancelBound; each
+// waiting page must reach OnError once, with the context's error, and
+// never the server; nothing may probe, requeue, or count a failed probe.
+func (cc cancelCase) seam() seam {
+	var park *parkedSleep
+	var firstDone chan struct{}
+	// A row with a first page fetches it first and pauses the host
+	// with its answer; in the others every page waits (for the pace,
+	// which robots.txt's own fetch started, or for the hold).
+	hasFirst := cc.first != nil
+	pages := cc.waiting
+	if hasFirst {
+		pages++
+	}
+	return seam{
+		name:  "StdlibContext cancel: " + cc.name,
+		pages: pages,
+		site: seamSiteSpec{robots: cc.robots, robotsStatus: cc.status,
+			page: func(_ *seamSite, path string, n int, w http.ResponseWriter) {
+				if path == "/p0" && n == 1 && cc.first != nil {
+					cc.first(w)
+					return
+				}
+				fmt.Fprint(w, "ok")
+			}},
+		setup: func(t *testing.T, s *seamRun) {
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			s.cancel = cancel
+			s.c = colly.NewCollector(colly.StdlibContext(ctx), colly.Async(cc.async), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)"))
+			if cc.async {
+				if err := s.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opts := []Option{quiet(), WithClock(s.clk.now)}
+			park = newParkedSleep()
+			if cc.opts != nil {
+				opts = append(opts, cc.opts(park)...)
+			}
+			if cc.backend {
+				opts = append(opts, WithBackend(backend.NewMemory()))
+			}
+			s.ext = Apply(s.c, opts...)
+			s.record()
+			firstDone = make(chan struct{})
+			var once sync.Once
+			s.c.OnResponseHeaders(func(r *colly.Response) {
+				if r.Request.URL.Path == "/p0" {
+					once.Do(func() { close(firstDone) })
+				}
+			})
+		},
+		crawl: func(t *testing.T, s *seamRun) {
+			var visits sync.WaitGroup
+			visit := func(u string) {
+				if cc.async {
+					_ = s.c.Visit(u)
+					return
+				}
+				visits.Go(func() { _ = s.c.Visit(u) })
+			}
+			rest := s.pages
+			if hasFirst {
+				visit(s.pages[0])
+				<-firstDone
+				rest = s.pages[1:]
+			}
+			for _, u := range rest {
+				visit(u)
+			}
+			if cc.opts != nil {
+				park.waitEntered(t, cc.waiting)
+			}
+			t0 := time.Now()
+			s.cancel()
+			done := make(chan struct{})
+			go func() { s.c.Wait(); visits.Wait(); close(done) }()
+			select {
+			case <-done:
+				s.took = time.Since(t0)
+			case <-time.After(30 * cancelBound):
+				t.Fatalf("Wait did not return within %v of the cancel; %d OnError calls so far", 30*cancelBound, len(s.errors()))
+			}
+		},
+		check: func(t *testing.T, s *seamRun) {
+			if s.took > cancelBound {
+				t.Errorf("Wait returned %v after the cancel, want within %v", s.took, cancelBound)
+			}
+			requests, _ := s.site.counts()
+			want := map[string]int{}
+			if hasFirst {
+				want["/p0"] = 1
+			}
+			if fmt.Sprint(requests) != fmt.Sprint(want) {
+				t.Errorf("the server saw %v, want %v", requests, want)
+			}
+			cancelled := map[string]int{}
+			for _, e := range s.errors() {
+				switch {
+				case errors.Is(e.err, context.Canceled):
+					cancelled[e.path]++
+				case e.path == "/p0" && e.status == http.StatusServiceUnavailable:
+				default:
+					t.Errorf("OnError(%s, %d, %v), want the context's error", e.path, e.status, e.err)
+				}
+			}
+			for _, u := range s.pages {
+				p := strings.TrimPrefix(u, s.site.URL)
+				if p == "/p0" && hasFirst {
+					continue
+				}
+				if cancelled[p] != 1 {
+					t.Errorf("%s reached OnError with the context's error %d times, want once", p, cancelled[p])
+				}
+			}
+			st := s.ext.Stats()
+			if st.Probes != 0 || st.Pauses[PauseProbeFailed] != 0 || st.BackoffRequeued != 0 {
+				t.Errorf("after the cancel: %d probes, %d probe_failed pauses, %d requeued; want none", st.Probes, st.Pauses[PauseProbeFailed], st.BackoffRequeued)
+			}
+		},
+	}
+}
+
+func retrySeams() []seam { return nil }
+
+func limitSeams() []seam { return nil }
