@@ -422,6 +422,186 @@ func (cc cancelCase) seam() seam {
 	}
 }
 
-func retrySeams() []seam { return nil }
+// seamIdiom is a retry handler users write, registered on c for run s.
+type seamIdiom struct {
+	name     string
+	anyError bool // retries errors the Extension's aborts are among
+	install  func(c *colly.Collector, s *seamRun)
+}
+
+// seamIdioms are the idioms users write: retry once on any error, up to
+// N times on any error (counted in r.Ctx), only on 429/503, and Colly's
+// Retry called from OnResponse.
+func seamIdioms() []seamIdiom {
+	return []seamIdiom{
+		{name: "no retry", install: func(*colly.Collector, *seamRun) {}},
+		{name: "retry once on any error", anyError: true, install: func(c *colly.Collector, s *seamRun) {
+			c.OnError(func(r *colly.Response, _ error) {
+				if r.Ctx.GetAny("retried") == nil {
+					r.Ctx.Put("retried", true)
+					s.retried(r.Request.Retry())
+				}
+			})
+		}},
+		{name: "retry up to 3 times on any error, counted in r.Ctx", anyError: true, install: func(c *colly.Collector, s *seamRun) {
+			c.OnError(func(r *colly.Response, _ error) {
+				if n, _ := r.Ctx.GetAny("retries").(int); n < 3 {
+					r.Ctx.Put("retries", n+1)
+					s.retried(r.Request.Retry())
+				}
+			})
+		}},
+		{name: "retry only on 429 and 503", install: func(c *colly.Collector, s *seamRun) {
+			c.OnError(func(r *colly.Response, _ error) {
+				if r.StatusCode == http.StatusTooManyRequests || r.StatusCode == http.StatusServiceUnavailable {
+					s.retried(r.Request.Retry())
+				}
+			})
+		}},
+		{name: "Retry from OnResponse on 429 and 503", install: func(c *colly.Collector, s *seamRun) {
+			c.ParseHTTPErrorResponse = true
+			c.OnResponse(func(r *colly.Response) {
+				if r.StatusCode == http.StatusTooManyRequests || r.StatusCode == http.StatusServiceUnavailable {
+					s.retried(r.Request.Retry())
+				}
+			})
+		}},
+	}
+}
+
+// retrySeams crosses each retry idiom with a pause that catches requests
+// in their LimitRule slot: Async, Parallelism 4, Crawl-delay 0.1, eight
+// pages; the first page request to arrive is answered 429 Retry-After: 1
+// once all eight have passed the OnRequest hook, and the next three are
+// answered only after that, so that at least one request reaches the wire
+// while the host is paused and is sent again by the Extension. Each idiom
+// runs registered after Apply and, for those retrying any error, before
+// it. The clock is a step clock: the pace and the pause cost no real time.
+func retrySeams() []seam {
+	var rows []seam
+	for _, id := range seamIdioms() {
+		rows = append(rows, retrySeam(id, false, 0))
+		if id.anyError {
+			rows = append(rows, retrySeam(id, true, 0))
+		}
+	}
+	return rows
+}
+
+// retrySeam returns the row of idiom id, registered before Apply when
+// before, on a collector with colly.MaxRequests(limit) when limit > 0.
+func retrySeam(id seamIdiom, before bool, limit uint32) seam {
+	var run *seamRun
+	var arrivals atomic.Int64
+	release := make(chan struct{})
+	var released sync.Once
+	var first atomic.Value // the path answered 429
+	name := "retry idiom: " + id.name
+	if before {
+		name += ", registered before Apply"
+	}
+	if limit > 0 {
+		name = fmt.Sprintf("MaxRequests(%d), %s", limit, name)
+	}
+	return seam{
+		name:  name,
+		pages: 8,
+		site: seamSiteSpec{robots: "User-agent: *\nCrawl-delay: 0.1\n",
+			page: func(_ *seamSite, path string, n int, w http.ResponseWriter) {
+				switch i := arrivals.Add(1); {
+				case i == 1:
+					<-run.allQueued
+					first.Store(path)
+					w.Header().Set("Retry-After", "1")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				case i <= 4 && n == 1:
+					<-release
+				}
+				fmt.Fprint(w, "ok")
+			}},
+		setup: func(t *testing.T, s *seamRun) {
+			run = s
+			opts := []colly.CollectorOption{colly.Async(true), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)")}
+			if limit > 0 {
+				opts = append(opts, colly.MaxRequests(limit))
+			}
+			s.c = colly.NewCollector(opts...)
+			if err := s.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+				t.Fatal(err)
+			}
+			if before {
+				id.install(s.c, s)
+			}
+			s.ext = Apply(s.c, quiet(), WithClock(s.clk.now), withSleep(s.clk.sleep), withRand(noJitter))
+			s.record()
+			if !before {
+				id.install(s.c, s)
+			}
+			// The 429 has paused the host when this hook sees it (the
+			// Extension's runs first): the three requests held at the
+			// server may be answered.
+			s.c.OnResponseHeaders(func(r *colly.Response) {
+				if r.StatusCode == http.StatusTooManyRequests {
+					released.Do(func() { close(release) })
+				}
+			})
+		},
+		crawl: func(t *testing.T, s *seamRun) {
+			for _, u := range s.pages {
+				_ = s.c.Visit(u)
+			}
+			s.c.Wait()
+		},
+		check: func(t *testing.T, s *seamRun) {
+			requests, ok := s.site.counts()
+			st := s.ext.Stats()
+			lost, _ := first.Load().(string)
+			retries429 := id.name != "no retry"
+			if st.BackoffRequeued == 0 {
+				t.Fatalf("no request was sent again by the Extension: the row tests nothing (server saw %v)", requests)
+			}
+			for _, u := range s.pages {
+				p := strings.TrimPrefix(u, s.site.URL)
+				want := 1
+				if p == lost && !retries429 {
+					want = 0 // answered 429 and not retried: the idiom's choice
+				}
+				if ok[p] != want {
+					t.Errorf("%s: %d answers 2xx (of %d requests), want %d", p, ok[p], requests[p], want)
+				}
+				s.mu.Lock()
+				got := s.responses[p]
+				s.mu.Unlock()
+				if got != want {
+					t.Errorf("%s: OnResponse called %d times for a 2xx, want %d", p, got, want)
+				}
+			}
+			aborted := 0
+			for _, e := range s.errors() {
+				if errors.Is(e.err, colly.ErrAbortedBeforeRequest) && e.status == 0 {
+					aborted++
+				}
+			}
+			if uint64(aborted) != st.BackoffRequeued {
+				t.Errorf("OnError saw %d originals aborted before the wire, want one per request sent again (%d)", aborted, st.BackoffRequeued)
+			}
+			s.mu.Lock()
+			retryErrs := append([]error(nil), s.retryErrs...)
+			s.mu.Unlock()
+			for _, err := range retryErrs {
+				if !errors.Is(err, ErrRequeued) {
+					t.Errorf("a retry returned %v, want nil or ErrRequeued", err)
+				}
+			}
+			if id.anyError && st.RetriesDropped == 0 {
+				t.Errorf("RetriesDropped = 0: the idiom's retries of the originals were not dropped")
+			}
+			if uint64(len(retryErrs)) != st.RetriesDropped {
+				t.Errorf("RetriesDropped = %d, want the %d retries that returned ErrRequeued", st.RetriesDropped, len(retryErrs))
+			}
+		},
+	}
+}
 
 func limitSeams() []seam { return nil }
