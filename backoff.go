@@ -140,7 +140,17 @@ func backoffStats(s *Stats, c pacing.BackoffCounts) {
 // then aborted, counted and reported to OnBlocked with a ReasonBackoff
 // Verdict.
 func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string) bool {
-	retryAt, refused := e.pauses.Admit(ctx, host, r)
+	return e.admittedAt(ctx, r, host, false)
+}
+
+// admittedAt is admitted; atWire says that r waits in its LimitRule slot
+// (pacing.Backoff.AdmitAtWire).
+func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host string, atWire bool) bool {
+	admit := e.pauses.Admit
+	if atWire {
+		admit = e.pauses.AdmitAtWire
+	}
+	retryAt, refused := admit(ctx, host, r)
 	if !refused {
 		return true // on ctx's end Colly fails the request
 	}
@@ -168,10 +178,13 @@ var ErrRequeued = errors.New("robotsext: request already sent again to wait for 
 // same URL, method, headers, body, Ctx and depth), which waits in the
 // OnRequest hook, outside every LimitRule slot, and r is aborted (Colly
 // reports it to OnError with colly.ErrAbortedBeforeRequest; a Retry of it
-// returns ErrRequeued and sends nothing); a request whose body cannot be
-// re-read, one that Colly's MaxRequests refuses to send again, or one of a
-// synchronous collector (whose Retry would run inside this slot), waits
-// here instead. It returns false when r does not go now.
+// returns ErrRequeued and sends nothing). A request whose body cannot be
+// re-read, one of a collector with colly.MaxRequests (a request sent
+// again would count against the limit, and could push a page of the
+// crawl past it), or one of a synchronous collector (whose Retry would
+// run inside this slot), waits here instead, in its slot, and may take
+// the probe from one that has not reached the wire. It returns false when
+// r does not go now.
 func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 	o, err := originOf(r.URL)
 	if err != nil || e.pauses.Wire(r, o.Host) {
@@ -191,12 +204,12 @@ func (e *Extension) heldAtWire(c *colly.Collector, r *colly.Request, host string
 	if ctx.Err() != nil {
 		return false
 	}
-	if c != nil && c.Async && e.requeue(r) == nil {
+	if c != nil && c.Async && c.MaxRequests == 0 && e.requeue(r) == nil {
 		e.stats.backoffRequeued.Add(1)
 		r.Abort()
 		return false
 	}
-	return e.admitted(ctx, r, host) && ctx.Err() == nil
+	return e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,

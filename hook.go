@@ -167,9 +167,22 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if err != nil {
 		return
 	}
-	// The fleet's Backend may hold r back at the wire for its host's
-	// back-off: r then goes back to wait as backoffWire sends it.
-	for errors.Is(e.pacer.Gate(contextOf(c), o.Host, r, r.URL), pacing.ErrPaused) {
+	ctx := contextOf(c)
+	for {
+		// The fleet's Backend may hold r back at the wire for its host's
+		// back-off: r then goes back to wait as backoffWire sends it.
+		for errors.Is(e.pacer.Gate(ctx, o.Host, r, r.URL), pacing.ErrPaused) {
+			if !e.heldAtWire(c, r, o.Host) {
+				return
+			}
+		}
+		// r waited at the gate for the request before it, whose answer
+		// may have paused the host: then r gives its claim back and is
+		// held as above, and takes the gate again if it waited here.
+		if !e.pauses.Active() || ctx.Err() != nil || e.pauses.Wire(r, o.Host) {
+			return
+		}
+		e.pacer.Ended(ctx, r)
 		if !e.heldAtWire(c, r, o.Host) {
 			return
 		}

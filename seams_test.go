@@ -55,6 +55,7 @@ type seamSite struct {
 	ok       map[string]int
 	order    []string    // page paths in order of arrival
 	at       []time.Time // their arrival by now
+	pausedAt time.Time   // when a row's overload answer was given, by now
 }
 
 func newSeamSite(t *testing.T, spec seamSiteSpec, now func() time.Time) *seamSite {
@@ -472,9 +473,11 @@ func seamIdioms() []seamIdiom {
 // retrySeams crosses each retry idiom with a pause that catches requests
 // in their LimitRule slot: Async, Parallelism 4, Crawl-delay 0.1, eight
 // pages; the first page request to arrive is answered 429 Retry-After: 1
-// once all eight have passed the OnRequest hook, and the next three are
-// answered only after that, so that at least one request reaches the wire
-// while the host is paused and is sent again by the Extension. Each idiom
+// once all eight have passed the OnRequest hook, so that the others wait
+// in their LimitRule slots, at the pacer's gate, when the pause begins,
+// and are sent again by the Extension. (The next three page requests are
+// held at the server until the 429 is answered, for a pacer that would
+// let several on the wire at once.) Each idiom
 // runs registered after Apply and, for those retrying any error, before
 // it. The clock is a step clock: the pace and the pause cost no real time.
 func retrySeams() []seam {
@@ -512,6 +515,9 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 				case i == 1:
 					<-run.allQueued
 					first.Store(path)
+					run.site.mu.Lock()
+					run.site.pausedAt = run.clk.now()
+					run.site.mu.Unlock()
 					w.Header().Set("Retry-After", "1")
 					w.WriteHeader(http.StatusTooManyRequests)
 					return
@@ -558,8 +564,23 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 			st := s.ext.Stats()
 			lost, _ := first.Load().(string)
 			retries429 := id.name != "no retry"
-			if st.BackoffRequeued == 0 {
+			switch {
+			case limit > 0 && st.BackoffRequeued != 0:
+				t.Errorf("%d requests sent again under MaxRequests, want none (each would count against the limit)", st.BackoffRequeued)
+			case limit == 0 && st.BackoffRequeued == 0:
 				t.Fatalf("no request was sent again by the Extension: the row tests nothing (server saw %v)", requests)
+			}
+			if limit > 0 {
+				total, want := 0, len(s.pages)
+				for _, n := range requests {
+					total += n
+				}
+				if retries429 {
+					want++
+				}
+				if total != want {
+					t.Errorf("the server saw %d page requests under MaxRequests(%d), want %d: %v", total, limit, want, requests)
+				}
 			}
 			for _, u := range s.pages {
 				p := strings.TrimPrefix(u, s.site.URL)
@@ -594,7 +615,8 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 					t.Errorf("a retry returned %v, want nil or ErrRequeued", err)
 				}
 			}
-			if id.anyError && st.RetriesDropped == 0 {
+			checkGradualReturn(t, s.site)
+			if id.anyError && limit == 0 && st.RetriesDropped == 0 {
 				t.Errorf("RetriesDropped = 0: the idiom's retries of the originals were not dropped")
 			}
 			if uint64(len(retryErrs)) != st.RetriesDropped {
@@ -604,4 +626,66 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 	}
 }
 
-func limitSeams() []seam { return nil }
+// checkGradualReturn checks, by the Extension's clock, the return after
+// the pause of the run's first answer (429 Retry-After: 1, no jitter): no
+// page reaches the server before the pause ends, and after the probe the
+// next two starts are spaced by at least a quarter of the pause, then an
+// eighth (docs/politeness.md). The step clock moves once per wait, never
+// less than asked, so these are lower bounds a start too early breaks.
+func checkGradualReturn(t *testing.T, site *seamSite) {
+	t.Helper()
+	site.mu.Lock()
+	at := append([]time.Time(nil), site.at...)
+	order := append([]string(nil), site.order...)
+	site.mu.Unlock()
+	// The pacer's gate lets one request at a time on the wire to a paced
+	// host, until its response headers, which pause the host before the
+	// next may go: the second arrival is the probe. Arrival times are
+	// read on the step clock, which sleeps move forward: they are never
+	// earlier than the start's grant.
+	const probe = 1
+	if len(at) <= probe {
+		return
+	}
+	if end := site.pausedAt.Add(time.Second); at[probe].Before(end) {
+		t.Errorf("the probe arrived %v after the 429, before the pause of 1s ended", at[probe].Sub(site.pausedAt))
+	}
+	defer func() {
+		if t.Failed() {
+			for i, a := range at {
+				t.Logf("%s at %v", order[i], a.Sub(site.pausedAt))
+			}
+		}
+	}()
+	if probe < 0 {
+		return // every other page was sent before the pause began
+	}
+	// The recovery's gaps count from the grants, which come before each
+	// start's own pace: the sound bound at the server is cumulative,
+	// from the probe.
+	want := time.Duration(0)
+	for k, gap := range []time.Duration{250 * time.Millisecond, 125 * time.Millisecond} {
+		want += gap
+		i := probe + k + 1
+		if i >= len(at) {
+			break
+		}
+		if got := at[i].Sub(at[probe]); got < want {
+			t.Errorf("start %d after the probe came %v after it, want at least %v (the gradual return)", k+1, got, want)
+		}
+	}
+}
+
+// limitSeams crosses colly.MaxRequests with the pause that catches
+// requests in their slot: the Extension sends nothing again under a
+// request limit (the held requests wait in their slot), so the limit
+// counts exactly the pages and the idiom's retries, no page is lost to
+// it, and the gradual return holds.
+func limitSeams() []seam {
+	ids := seamIdioms()
+	return []seam{
+		retrySeam(ids[0], false, 8),
+		retrySeam(ids[3], false, 9),
+		retrySeam(ids[1], false, 9),
+	}
+}
