@@ -202,6 +202,7 @@ func TestSeams(t *testing.T) {
 	rows = append(rows, cancelSeams()...)
 	rows = append(rows, retrySeams()...)
 	rows = append(rows, limitSeams()...)
+	rows = append(rows, featureSeams()...)
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
@@ -688,4 +689,120 @@ func limitSeams() []seam {
 		retrySeam(ids[3], false, 9),
 		retrySeam(ids[1], false, 9),
 	}
+}
+
+// linkPage answers a page whose body links to next (none when "").
+func linkPage(w http.ResponseWriter, next string) {
+	w.Header().Set("Content-Type", "text/html")
+	if next == "" {
+		fmt.Fprint(w, "<html><body>end</body></html>")
+		return
+	}
+	fmt.Fprintf(w, `<html><body><a href="%s">next</a></body></html>`, next)
+}
+
+// featureCrawl is a row of featureSeams: options on the collector, the
+// visits, and what the server and the callbacks must see.
+type featureCrawl struct {
+	name     string
+	async    bool
+	setup    func(t *testing.T, c *colly.Collector)
+	visits   []string       // paths visited, in order
+	requests map[string]int // page requests the server must see
+	onResp   map[string]int // OnResponse calls that must be seen
+	minGap   time.Duration  // by the Extension's clock, between page requests
+}
+
+// featureSeams crosses Apply with MaxDepth, AllowURLRevisit, CacheDir and
+// Async with Wait, on a site whose /chain/N pages link to /chain/N+1 and
+// whose robots.txt states Crawl-delay: 2 (a step clock: the pace costs no
+// real time, and the gaps are read on it).
+func featureSeams() []seam {
+	follow := func(c *colly.Collector) {
+		c.OnHTML("a[href]", func(e *colly.HTMLElement) { _ = e.Request.Visit(e.Attr("href")) })
+	}
+	crawls := []featureCrawl{
+		{name: "MaxDepth 2: the third page of a chain is never requested",
+			setup:    func(_ *testing.T, c *colly.Collector) { c.MaxDepth = 2; follow(c) },
+			visits:   []string{"/chain/1"},
+			requests: map[string]int{"/chain/1": 1, "/chain/2": 1},
+			onResp:   map[string]int{"/chain/1": 1, "/chain/2": 1}, minGap: 2 * time.Second},
+		{name: "AllowURLRevisit: a page visited twice is fetched twice, paced",
+			setup:    func(_ *testing.T, c *colly.Collector) { c.AllowURLRevisit = true },
+			visits:   []string{"/p0", "/p0"},
+			requests: map[string]int{"/p0": 2}, onResp: map[string]int{"/p0": 2}, minGap: 2 * time.Second},
+		{name: "no revisit: a page visited twice is fetched once",
+			setup:    func(*testing.T, *colly.Collector) {},
+			visits:   []string{"/p0", "/p0"},
+			requests: map[string]int{"/p0": 1}, onResp: map[string]int{"/p0": 1}},
+		{name: "CacheDir: a page revisited is answered from the cache, not the server",
+			setup: func(t *testing.T, c *colly.Collector) {
+				c.CacheDir = t.TempDir()
+				c.AllowURLRevisit = true
+			},
+			visits:   []string{"/p0", "/p0"},
+			requests: map[string]int{"/p0": 1}, onResp: map[string]int{"/p0": 2}},
+		{name: "Async with Wait: every page once, paced, Wait returns after the last",
+			async:    true,
+			setup:    func(*testing.T, *colly.Collector) {},
+			visits:   []string{"/p0", "/p1", "/p2", "/p3", "/p4", "/p5"},
+			requests: map[string]int{"/p0": 1, "/p1": 1, "/p2": 1, "/p3": 1, "/p4": 1, "/p5": 1},
+			onResp:   map[string]int{"/p0": 1, "/p1": 1, "/p2": 1, "/p3": 1, "/p4": 1, "/p5": 1}, minGap: 2 * time.Second},
+	}
+	var rows []seam
+	for _, fc := range crawls {
+		rows = append(rows, seam{
+			name: fc.name,
+			site: seamSiteSpec{robots: "User-agent: *\nCrawl-delay: 2\n",
+				page: func(_ *seamSite, path string, _ int, w http.ResponseWriter) {
+					var n int
+					if _, err := fmt.Sscanf(path, "/chain/%d", &n); err == nil {
+						linkPage(w, fmt.Sprintf("/chain/%d", n+1))
+						return
+					}
+					linkPage(w, "")
+				}},
+			setup: func(t *testing.T, s *seamRun) {
+				s.c = colly.NewCollector(colly.Async(fc.async), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)"))
+				if fc.async {
+					if err := s.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				s.ext = Apply(s.c, quiet(), WithClock(s.clk.now), withSleep(s.clk.sleep), withRand(noJitter))
+				s.record()
+				fc.setup(t, s.c)
+			},
+			crawl: func(t *testing.T, s *seamRun) {
+				for _, p := range fc.visits {
+					_ = s.c.Visit(s.url(p))
+				}
+				s.c.Wait()
+			},
+			check: func(t *testing.T, s *seamRun) {
+				requests, _ := s.site.counts()
+				if fmt.Sprint(requests) != fmt.Sprint(fc.requests) {
+					t.Errorf("the server saw %v, want %v", requests, fc.requests)
+				}
+				s.mu.Lock()
+				resp := fmt.Sprint(s.responses)
+				s.mu.Unlock()
+				if resp != fmt.Sprint(fc.onResp) {
+					t.Errorf("OnResponse saw %v, want %v", resp, fc.onResp)
+				}
+				if errs := s.errors(); len(errs) != 0 {
+					t.Errorf("OnError saw %+v, want nothing", errs)
+				}
+				s.site.mu.Lock()
+				at := append([]time.Time(nil), s.site.at...)
+				s.site.mu.Unlock()
+				for i := 1; i < len(at); i++ {
+					if gap := at[i].Sub(at[i-1]); gap < fc.minGap {
+						t.Errorf("page request %d came %v after the one before, want at least %v (the Crawl-delay)", i, gap, fc.minGap)
+					}
+				}
+			},
+		})
+	}
+	return rows
 }
