@@ -294,7 +294,88 @@ func cancelSeams() []seam {
 	for _, cc := range cases {
 		rows = append(rows, cc.seam())
 	}
-	return rows
+	return append(rows, hopCancelSeam())
+}
+
+// hopCancelSeam: a redirect hop deferred to keep a Crawl-delay of 30 s
+// (ErrRedirectDeferred) is re-issued as a request of its own, which waits
+// for its slot; the cancel ends that wait at once, and the hop reaches
+// OnError once with the context's error, never the server. Until the
+// deferral the clock steps (the first pace costs nothing); from then on
+// its sleeps are parked until the cancel.
+func hopCancelSeam() seam {
+	var parked atomic.Bool
+	park := newParkedSleep()
+	return seam{
+		name:  "StdlibContext cancel: a redirect hop's deferral, Async",
+		pages: 0,
+		site: seamSiteSpec{robots: "User-agent: *\nCrawl-delay: 30\n",
+			page: func(_ *seamSite, path string, _ int, w http.ResponseWriter) {
+				if path == "/r" {
+					w.Header().Set("Location", "/target")
+					w.WriteHeader(http.StatusFound)
+					return
+				}
+				fmt.Fprint(w, "ok")
+			}},
+		setup: func(t *testing.T, s *seamRun) {
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			s.cancel = cancel
+			s.c = colly.NewCollector(colly.StdlibContext(ctx), colly.Async(true), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)"))
+			// Registered before Apply, so that it runs before the
+			// Extension's hook re-issues the hop.
+			s.c.OnError(func(_ *colly.Response, err error) {
+				if errors.Is(err, ErrRedirectDeferred) {
+					parked.Store(true)
+				}
+			})
+			sleep := func(ctx context.Context, d time.Duration) error {
+				if parked.Load() {
+					return park.sleep(ctx, d)
+				}
+				return s.clk.sleep(ctx, d)
+			}
+			s.ext = Apply(s.c, quiet(), WithClock(s.clk.now), withSleep(sleep), withRand(noJitter))
+			s.record()
+		},
+		crawl: func(t *testing.T, s *seamRun) {
+			_ = s.c.Visit(s.url("/r"))
+			park.waitEntered(t, 1)
+			t0 := time.Now()
+			s.cancel()
+			done := make(chan struct{})
+			go func() { s.c.Wait(); close(done) }()
+			select {
+			case <-done:
+				s.took = time.Since(t0)
+			case <-time.After(30 * cancelBound):
+				t.Fatalf("Wait did not return within %v of the cancel", 30*cancelBound)
+			}
+		},
+		check: func(t *testing.T, s *seamRun) {
+			if s.took > cancelBound {
+				t.Errorf("Wait returned %v after the cancel, want within %v", s.took, cancelBound)
+			}
+			if requests, _ := s.site.counts(); fmt.Sprint(requests) != fmt.Sprint(map[string]int{"/r": 1}) {
+				t.Errorf("the server saw %v, want /r once", requests)
+			}
+			var deferred, cancelled int
+			for _, e := range s.errors() {
+				switch {
+				case errors.Is(e.err, ErrRedirectDeferred) && e.path == "/r":
+					deferred++
+				case errors.Is(e.err, context.Canceled) && e.path == "/target":
+					cancelled++
+				default:
+					t.Errorf("OnError(%s, %d, %v)", e.path, e.status, e.err)
+				}
+			}
+			if deferred != 1 || cancelled != 1 {
+				t.Errorf("OnError saw %d deferrals of /r and %d cancels of /target, want one each", deferred, cancelled)
+			}
+		},
+	}
 }
 
 // seam returns cc's row. A first page (/p0), when the row has one, is
