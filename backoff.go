@@ -10,12 +10,15 @@ package robotsext
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/redact"
 )
 
 // Defaults of the back-off (see WithBackoffBase, WithMaxBackoff and
@@ -137,7 +140,17 @@ func backoffStats(s *Stats, c pacing.BackoffCounts) {
 // then aborted, counted and reported to OnBlocked with a ReasonBackoff
 // Verdict.
 func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string) bool {
-	retryAt, refused := e.pauses.Admit(ctx, host, r)
+	return e.admittedAt(ctx, r, host, false)
+}
+
+// admittedAt is admitted; atWire says that r waits in its LimitRule slot
+// (pacing.Backoff.AdmitAtWire).
+func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host string, atWire bool) bool {
+	admit := e.pauses.Admit
+	if atWire {
+		admit = e.pauses.AdmitAtWire
+	}
+	retryAt, refused := admit(ctx, host, r)
 	if !refused {
 		return true // on ctx's end Colly fails the request
 	}
@@ -148,6 +161,15 @@ func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string)
 	return false
 }
 
+// ErrRequeued is the error of Colly's Retry (or Do) of a request that the
+// Extension has already sent again to wait for its host's pause (see
+// Stats.BackoffRequeued): the retry is dropped before anything is sent,
+// counted in Stats.RetriesDropped and logged at Debug, so that a retry
+// idiom in OnError, which sees the original as aborted, cannot fetch the
+// page a second time. The copy the Extension sent is the page's one
+// request, and reaches the callbacks as any other.
+var ErrRequeued = errors.New("robotsext: request already sent again to wait for its host's pause")
+
 // backoffWire is the back-off's check right before the wire, run from
 // the OnRequestHeaders hook once some host has a state. A request that
 // passed the OnRequest hook while its host was in good health, and whose
@@ -155,10 +177,14 @@ func (e *Extension) admitted(ctx context.Context, r *colly.Request, host string)
 // With an Async collector it is sent again as a new request (Retry's way:
 // same URL, method, headers, body, Ctx and depth), which waits in the
 // OnRequest hook, outside every LimitRule slot, and r is aborted (Colly
-// reports it to OnError with colly.ErrAbortedBeforeRequest); a request
-// whose body cannot be re-read, or of a synchronous collector (whose
-// Retry would run inside this slot), waits here instead. It returns false
-// when r does not go now.
+// reports it to OnError with colly.ErrAbortedBeforeRequest; a Retry of it
+// returns ErrRequeued and sends nothing). A request whose body cannot be
+// re-read, one of a collector with colly.MaxRequests (a request sent
+// again would count against the limit, and could push a page of the
+// crawl past it), or one of a synchronous collector (whose Retry would
+// run inside this slot), waits here instead, in its slot, and may take
+// the probe from one that has not reached the wire. It returns false when
+// r does not go now.
 func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 	o, err := originOf(r.URL)
 	if err != nil || e.pauses.Wire(r, o.Host) {
@@ -170,18 +196,25 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 // heldAtWire deals with r, which must not go to host now for its back-off:
 // an Async collector's r is sent again to wait in the OnRequest hook and
 // aborted; otherwise r waits here (admitted). It returns true when r may
-// try the wire again.
+// try the wire again. A request whose collector's context ended is
+// neither sent again nor kept: it goes on, and the client fails it with
+// the context's error.
 func (e *Extension) heldAtWire(c *colly.Collector, r *colly.Request, host string) bool {
-	if c != nil && c.Async && e.requeue(r) == nil {
+	ctx := contextOf(c)
+	if ctx.Err() != nil {
+		return false
+	}
+	if c != nil && c.Async && c.MaxRequests == 0 && e.requeue(r) == nil {
 		e.stats.backoffRequeued.Add(1)
 		r.Abort()
 		return false
 	}
-	return e.admitted(contextOf(c), r, host)
+	return e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,
-// leaving r itself untouched.
+// and arms r with a retryTrap, so that a retry of r, which Colly reports
+// aborted, sends nothing (ErrRequeued).
 func (e *Extension) requeue(r *colly.Request) error {
 	cp := *r
 	hdr := http.Header{}
@@ -194,5 +227,11 @@ func (e *Extension) requeue(r *colly.Request) error {
 			return err
 		}
 	}
-	return cp.Retry()
+	if err := cp.Retry(); err != nil {
+		return err
+	}
+	u := r.URL.String()
+	r.Body = &retryTrap{e: e, body: r.Body, url: u,
+		err: fmt.Errorf("robotsext: retry of %s dropped: it was sent again to wait for its host's pause: %w", redact.RawURL(u), ErrRequeued)}
+	return nil
 }

@@ -186,7 +186,7 @@ func (e *Extension) Attach(c *colly.Collector) {
 	if e.cfg.relNofollow {
 		c.OnHTML("html", e.onLinks)
 	}
-	c.OnError(func(resp *colly.Response, err error) { e.onError(resp, err) })
+	c.OnError(func(resp *colly.Response, err error) { e.onError(c, resp, err) })
 	next := e.cfg.redirect
 	if !e.cfg.redirectSet {
 		// Colly's COLLY_FOLLOW_REDIRECTS=no installs a handler we cannot

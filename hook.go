@@ -99,7 +99,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 // error the context ended, and Colly fails the request.
 func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string) {
 	for errors.Is(e.pacer.Wait(ctx, host, r), pacing.ErrPaused) {
-		if !e.admitted(ctx, r, host) {
+		if !e.admitted(ctx, r, host) || ctx.Err() != nil {
 			return
 		}
 	}
@@ -161,6 +161,11 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if e.localN.Load() != 0 && e.localAtWire(r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
+	if contextOf(c).Err() != nil {
+		// The crawl is being cancelled: r neither waits nor probes, and
+		// the client fails it at once with the context's error.
+		return
+	}
 	e.judgeSent(sentUserAgent(r.Headers)) // identitycheck.go: the User-Agent this request carries
 	if e.adaptive.On() {
 		e.adaptive.Sent(r)
@@ -175,9 +180,22 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if err != nil {
 		return
 	}
-	// The fleet's Backend may hold r back at the wire for its host's
-	// back-off: r then goes back to wait as backoffWire sends it.
-	for errors.Is(e.pacer.Gate(contextOf(c), o.Host, r, r.URL), pacing.ErrPaused) {
+	ctx := contextOf(c)
+	for {
+		// The fleet's Backend may hold r back at the wire for its host's
+		// back-off: r then goes back to wait as backoffWire sends it.
+		for errors.Is(e.pacer.Gate(ctx, o.Host, r, r.URL), pacing.ErrPaused) {
+			if !e.heldAtWire(c, r, o.Host) {
+				return
+			}
+		}
+		// r waited at the gate for the request before it, whose answer
+		// may have paused the host: then r gives its claim back and is
+		// held as above, and takes the gate again if it waited here.
+		if !e.pauses.Active() || ctx.Err() != nil || e.pauses.Wire(r, o.Host) {
+			return
+		}
+		e.pacer.Ended(ctx, r)
 		if !e.heldAtWire(c, r, o.Host) {
 			return
 		}

@@ -6,6 +6,7 @@ package robotsext
 // re-issued as a request of its own (ErrRedirectDeferred).
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -231,35 +232,44 @@ func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops *hopLedger) {
 	d.hops = hops
 	if r, ok := e.pacer.TokenOf(first.URL).(*colly.Request); ok && r.URL == first.URL {
-		e.armRetry(r, d)
+		e.armHop(r, d)
 	}
 }
 
-// onError is the OnError hook. A request that failed without response
-// headers (a network error, a refused or deferred redirect hop, a timeout)
-// ends its claim on the host; deferred redirect hops are re-issued as
-// requests of their own, once per request and its retries (see
-// ErrRedirectDeferred).
-func (e *Extension) onError(resp *colly.Response, err error) {
+// onError is the OnError hook of collector c. A request that failed
+// without response headers (a network error, a refused or deferred
+// redirect hop, a timeout) ends its claim on the host; deferred redirect
+// hops are re-issued as requests of their own, once per request and its
+// retries (see ErrRedirectDeferred). A request that failed because c's
+// own context ended says nothing of its host: it is no overload signal, a
+// probe among them is given back (the host's pause does not double), and
+// nothing is re-issued.
+func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
+	ctx := contextOf(c)
+	ended := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
 	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
 		e.responded(resp.Request.URL, class) // responses.go
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)
-		e.pauses.Failed(resp.Request)
-		if e.adaptive.On() && resp.Request.URL != nil {
-			e.adaptive.Answered(resp.Request, resp.Request.URL.Host, true)
+		if ended {
+			e.pauses.Withdrawn(resp.Request)
+		} else {
+			e.pauses.Failed(resp.Request)
+			if e.adaptive.On() && resp.Request.URL != nil {
+				e.adaptive.Answered(resp.Request, resp.Request.URL.Host, true)
+			}
 		}
 	}
 	var d *DeferredRedirectError
-	if !errors.As(err, &d) {
-		return
+	if !errors.As(err, &d) || ctx.Err() != nil {
+		return // a request whose context ended is never re-sent
 	}
 	r := resp.Request
-	trap := e.armRetry(r, d)
+	trap := e.armHop(r, d)
 	key := retryKeyOf(r)
 	if !d.hops.claim(key, e.cfg.now()) {
 		// A retry of r reached the wire before it could be recognised,
@@ -305,25 +315,29 @@ func (e *Extension) reissue(r *colly.Request, d *DeferredRedirectError, body io.
 	return hop.Retry()
 }
 
-// retryTrap is the Body of a request whose redirect hop was deferred: it
-// reads the request's own body, and its Seek, which Colly's Retry and Do
-// call before anything else, drops the retry (counted, logged at Debug)
-// by failing with an error wrapping ErrRedirectDeferred. It lives as
-// long as the request it belongs to.
+// retryTrap is the Body of a request the Extension sent again in another
+// form: its redirect hop was deferred (ErrRedirectDeferred), or it was
+// sent again to wait for its host's pause (ErrRequeued). It reads the
+// request's own body, and its Seek, which Colly's Retry and Do call before
+// anything else, drops the retry (counted, logged at Debug) by failing
+// with the trap's error. It lives as long as the request it belongs to.
 type retryTrap struct {
 	e    *Extension
 	body io.Reader // the request's own body; nil when it had none
 	url  string    // the request's URL
-	hop  string    // its deferred hop
+	hop  string    // its deferred hop; "" for a request sent again
+	err  error     // what Seek returns
 }
 
-// armRetry gives r a retryTrap for its deferred hop d, unless it has one,
+// armHop gives r a retryTrap for its deferred hop d, unless it has one,
 // and returns r's trap.
-func (e *Extension) armRetry(r *colly.Request, d *DeferredRedirectError) *retryTrap {
+func (e *Extension) armHop(r *colly.Request, d *DeferredRedirectError) *retryTrap {
 	if t, ok := r.Body.(*retryTrap); ok {
 		return t
 	}
-	t := &retryTrap{e: e, body: r.Body, url: r.URL.String(), hop: d.URL}
+	u := r.URL.String()
+	t := &retryTrap{e: e, body: r.Body, url: u, hop: d.URL,
+		err: fmt.Errorf("robotsext: retry of %s dropped: its redirect to %s is re-issued as a request of its own: %w", redact.RawURL(u), redact.RawURL(d.URL), ErrRedirectDeferred)}
 	r.Body = t
 	return t
 }
@@ -339,9 +353,14 @@ func (t *retryTrap) Read(p []byte) (int, error) {
 // Seek refuses: the request is not to be sent again.
 func (t *retryTrap) Seek(int64, int) (int64, error) {
 	t.e.stats.retriesDropped.Add(1)
-	t.e.cfg.logger.Debug("robotsext: retry dropped: its redirect hop is re-issued as a request of its own",
-		"url", redact.RawURL(t.url), "hop", redact.RawURL(t.hop))
-	return 0, fmt.Errorf("robotsext: retry of %s dropped: its redirect to %s is re-issued as a request of its own: %w", redact.RawURL(t.url), redact.RawURL(t.hop), ErrRedirectDeferred)
+	if t.hop != "" {
+		t.e.cfg.logger.Debug("robotsext: retry dropped: its redirect hop is re-issued as a request of its own",
+			"url", redact.RawURL(t.url), "hop", redact.RawURL(t.hop))
+	} else {
+		t.e.cfg.logger.Debug("robotsext: retry dropped: the request was sent again to wait for its host's pause",
+			"url", redact.RawURL(t.url))
+	}
+	return 0, t.err
 }
 
 // Re-issued hops are remembered for retryMemory, and at most

@@ -57,11 +57,12 @@ type Stats struct {
 	// RedirectsDeferred counts redirect hops to paced hosts re-issued as
 	// requests of their own (ErrRedirectDeferred).
 	RedirectsDeferred uint64
-	// RetriesDropped counts requests dropped because the redirect hop they
-	// would lead to was already re-issued: an OnError handler's Retry of
-	// a request whose hop was deferred (see ErrRedirectDeferred), and the
-	// second re-issue of one hop when a retry reached the wire before the
-	// Extension could recognise it. They are not counted in Blocked.
+	// RetriesDropped counts requests dropped because the Extension had
+	// already sent them in another form: an OnError handler's Retry of a
+	// request whose redirect hop was deferred (see ErrRedirectDeferred) or
+	// that was sent again to wait for its host's pause (ErrRequeued), and
+	// the second re-issue of one hop when a retry reached the wire before
+	// the Extension could recognise it. They are not counted in Blocked.
 	RetriesDropped uint64
 	// DirectivePages counts the pages whose X-Robots-Tag headers or robots
 	// meta tags said something to the crawler.
@@ -106,7 +107,8 @@ type Stats struct {
 	// reached the wire while their host was paused (they took their
 	// LimitRule slot before the pause began) and were sent again to wait
 	// in the OnRequest hook; each original reaches OnError with
-	// colly.ErrAbortedBeforeRequest.
+	// colly.ErrAbortedBeforeRequest, and a Retry of it sends nothing
+	// (ErrRequeued).
 	BackoffWaited, BackoffRefused uint64
 	BackoffRequeued               uint64
 	BackoffWaiting                int64

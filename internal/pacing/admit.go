@@ -20,8 +20,23 @@ import (
 // then says when the host may be asked again. When ctx ends first Admit
 // returns at once, not refused: the caller's context fails the request.
 func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time.Time, refused bool) {
-	if b.active.Load() == 0 || b.shadow || b.off {
-		return retryAt, false
+	return b.admit(ctx, host, tok, false)
+}
+
+// AdmitAtWire is Admit for request tok waiting at the wire, in its
+// LimitRule slot (a request Wire stopped that could not be sent again to
+// wait in the OnRequest hook). Such a request may take the probe from one
+// that has not reached the wire: that one may be waiting for the very
+// slot this one holds, and each would wait for the other until the probe
+// expires.
+func (b *Backoff) AdmitAtWire(ctx context.Context, host string, tok any) (retryAt time.Time, refused bool) {
+	return b.admit(ctx, host, tok, true)
+}
+
+// admit is Admit; atWire says that tok waits in its LimitRule slot.
+func (b *Backoff) admit(ctx context.Context, host string, tok any, atWire bool) (retryAt time.Time, refused bool) {
+	if b.active.Load() == 0 || b.shadow || b.off || ctx.Err() != nil {
+		return retryAt, false // an ended context: never a probe
 	}
 	key := HostKey(host)
 	var deadline time.Time
@@ -87,9 +102,24 @@ func (b *Backoff) Admit(ctx context.Context, host string, tok any) (retryAt time
 				b.tokens[tok] = t
 			}
 		default:
+			if p := hh.st.Probe; atWire && hh.st.Phase == pause.Probing && p != tok && !b.wired[p] && hh.st.Withdrawn(p) {
+				delete(b.probes, p) // it will ask again at the wire
+			}
 			wait, probe, onProbe = hh.st.Ask(now, tok)
+			if wait <= 0 && !probe && hh.st.Phase == pause.Recovering {
+				if b.passed == nil {
+					b.passed = make(map[any]string)
+				}
+				b.passed[tok] = key // Wire lets it through: its start is counted
+			}
 		}
 		if wait <= 0 {
+			if probe && atWire {
+				if b.wired == nil {
+					b.wired = make(map[any]bool)
+				}
+				b.wired[tok] = true
+			}
 			if probe {
 				if _, again := b.probes[tok]; again {
 					probe = false
@@ -168,9 +198,27 @@ func (b *Backoff) Wire(tok any, host string) (goes bool) {
 		now := b.now()
 		b.mu.Lock()
 		h := b.hosts[key]
-		if h == nil || (h.st.Phase != pause.Paused && h.st.Phase != pause.Probing) {
+		if h == nil || h.st.Phase == pause.Healthy || (h.fleet && h.st.Phase == pause.Recovering) {
 			b.mu.Unlock()
-			return true // in good health, or recovering: tok was let through
+			return true // in good health, or recovering through a Queuer
+		}
+		if h.st.Phase == pause.Recovering {
+			// A request Admit let through during the recovery goes; one
+			// admitted before the pause began asks for its start now, so
+			// that the return stays gradual.
+			if _, ok := b.passed[tok]; ok {
+				b.mu.Unlock()
+				return true
+			}
+			wait, _, _ := h.st.Ask(now, tok)
+			if wait <= 0 {
+				if b.passed == nil {
+					b.passed = make(map[any]string)
+				}
+				b.passed[tok] = key // asked again after the gate, it goes
+			}
+			b.mu.Unlock()
+			return wait <= 0
 		}
 		var wait time.Duration
 		var probe bool
@@ -201,6 +249,12 @@ func (b *Backoff) Wire(tok any, host string) (goes bool) {
 				b.probes = make(map[any]string)
 			}
 			b.probes[tok] = key
+		}
+		if wait <= 0 && (probe || again) {
+			if b.wired == nil {
+				b.wired = make(map[any]bool)
+			}
+			b.wired[tok] = true
 		}
 		b.mu.Unlock()
 		if wait <= 0 && probe {

@@ -85,6 +85,12 @@ type Backoff struct {
 	hosts  map[string]*hostBackoff // by HostKey; guarded by mu
 	probes map[any]string          // probe token → its host key; guarded by mu
 	tokens map[any]fleetToken      // request → its token in the Pauser; guarded by mu
+	// wired holds the probes that reached the wire, or wait at it in
+	// their LimitRule slot (AdmitAtWire); passed holds the requests let
+	// through by Admit while their host recovered, by host key, until they
+	// reach the wire (Wire). Both guarded by mu.
+	wired  map[any]bool
+	passed map[any]string
 
 	// The fleet's back-off (backofffleet.go): the Backend's Pauser, nil
 	// without one; set by NewBackoff and only read after.
@@ -200,7 +206,7 @@ func (b *Backoff) AnsweredQuota(tok any, u *url.URL, status int, ra string, q Qu
 	if pk, ok := b.probes[tok]; ok && pk != key {
 		// A probe redirected to another host: its own host answered
 		// with a redirect, which is no overload.
-		delete(b.probes, tok)
+		b.forgetLocked(tok)
 		if h := b.hosts[pk]; h != nil {
 			if h.st.Answered(now, tok) {
 				b.dropLocked(pk, h)
@@ -209,7 +215,7 @@ func (b *Backoff) AnsweredQuota(tok any, u *url.URL, status int, ra string, q Qu
 			}
 		}
 	}
-	delete(b.probes, tok)
+	b.forgetLocked(tok)
 	h := b.hosts[key]
 	if !signal {
 		if h != nil && h.fleet {
@@ -271,11 +277,34 @@ func (b *Backoff) Failed(tok any) {
 	}
 	b.mu.Lock()
 	key, ok := b.probes[tok]
-	delete(b.probes, tok)
+	b.forgetLocked(tok)
 	delete(b.tokens, tok)
 	b.mu.Unlock()
 	if ok {
 		b.pauseHost(key, key, CauseProbeFailed, 0, "", Quota{}, b.now())
+	}
+}
+
+// Withdrawn reads the end of request tok without an answer for a reason
+// that is not its host's: the crawler's own context ended. It is no
+// signal; when tok was its host's probe, the probe is given back (the
+// next request to ask probes) and the requests waiting for its answer
+// ask again. A probe of the fleet's (a Pauser) is left to expire in the
+// Backend.
+func (b *Backoff) Withdrawn(tok any) {
+	if b.off || b.active.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	key, ok := b.probes[tok]
+	b.forgetLocked(tok)
+	delete(b.tokens, tok)
+	if !ok {
+		return
+	}
+	if h := b.hosts[key]; h != nil && !h.fleet && h.st.Withdrawn(tok) {
+		b.wakeLocked(h)
 	}
 }
 
@@ -395,11 +424,24 @@ func (b *Backoff) dropLocked(key string, h *hostBackoff) {
 			}
 		}
 	}
+	for r, k := range b.passed {
+		if k == key {
+			delete(b.passed, r)
+		}
+	}
 	if h.waiting > 0 {
 		return // the waiters remove it (Admit)
 	}
 	delete(b.hosts, key)
 	b.active.Add(-1)
+}
+
+// forgetLocked forgets request tok as a probe and as a request let
+// through while its host recovered. b.mu must be held.
+func (b *Backoff) forgetLocked(tok any) {
+	delete(b.probes, tok)
+	delete(b.wired, tok)
+	delete(b.passed, tok)
 }
 
 // wakeLocked wakes the requests waiting for h's probe. b.mu must be held.

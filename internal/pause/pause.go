@@ -169,6 +169,20 @@ func (s *State[T]) Answered(now time.Time, tok T) (healthy bool) {
 	return false
 }
 
+// Withdrawn records that request tok, the probe, will bring no answer
+// for a reason that is not the host's (its sender gave up: the crawler's
+// own context ended). The host stays Probing with no probe out, so that
+// the next request to ask is the probe; nothing is doubled. It reports
+// whether tok was the probe.
+func (s *State[T]) Withdrawn(tok T) bool {
+	var zero T
+	if s.Phase != Probing || tok == zero || s.Probe != tok {
+		return false
+	}
+	s.Probe, s.ProbeUntil = zero, time.Time{}
+	return true
+}
+
 // Next is the earliest a request may start, as far as the state knows:
 // the pause's end, the next recovering start, or now.
 func (s *State[T]) Next(now time.Time) time.Time {

@@ -15,7 +15,7 @@ const (
 // step is one event of a host's life in TestState.
 type step struct {
 	at    time.Duration // since t0
-	op    string        // "signal", "ask", "answer"
+	op    string        // "signal", "ask", "answer", "withdraw"
 	tok   string
 	ra    time.Duration // signal's Retry-After
 	wantD time.Duration // signal: pause; ask: wait
@@ -74,6 +74,16 @@ func TestState(t *testing.T) {
 			{at: time.Second + ProbeExpiry, op: "answer", tok: "lost", phase: Probing},
 			{at: time.Second + ProbeExpiry, op: "answer", tok: "next", phase: Recovering},
 		}},
+		{"a withdrawn probe doubles nothing; the next to ask probes at once", []step{
+			{at: 0, op: "signal", ra: 2 * time.Second, wantD: 2 * time.Second, want: true, phase: Paused},
+			{at: 2 * time.Second, op: "ask", tok: "p", want: true, phase: Probing},
+			{at: 2 * time.Second, op: "withdraw", tok: "other", phase: Probing},
+			{at: 2 * time.Second, op: "ask", tok: "q", wantD: ProbeExpiry, phase: Probing},
+			{at: 2 * time.Second, op: "withdraw", tok: "p", want: true, phase: Probing},
+			{at: 2 * time.Second, op: "ask", tok: "q", want: true, phase: Probing},
+			{at: 2 * time.Second, op: "answer", tok: "q", phase: Recovering},
+			{at: 2 * time.Second, op: "withdraw", tok: "q", phase: Recovering},
+		}},
 		{"a failure while recovering doubles", []step{
 			{at: 0, op: "signal", ra: 4 * time.Second, wantD: 4 * time.Second, want: true, phase: Paused},
 			{at: 4 * time.Second, op: "ask", tok: "p", want: true, phase: Probing},
@@ -97,6 +107,10 @@ func TestState(t *testing.T) {
 					w, probe, _ := s.Ask(now, st.tok)
 					if w != st.wantD || probe != st.want {
 						t.Fatalf("step %d: Ask(%q) = %v, %v; want %v, %v", i, st.tok, w, probe, st.wantD, st.want)
+					}
+				case "withdraw":
+					if w := s.Withdrawn(st.tok); w != st.want {
+						t.Fatalf("step %d: Withdrawn(%q) = %v, want %v", i, st.tok, w, st.want)
 					}
 				case "answer":
 					if h := s.Answered(now, st.tok); h != st.want {
