@@ -462,7 +462,7 @@ func (cc cancelCase) seam() seam {
 			t0 := time.Now()
 			s.cancel()
 			done := make(chan struct{})
-			go func() { s.c.Wait(); visits.Wait(); close(done) }()
+			go func() { visits.Wait(); s.c.Wait(); close(done) }() // the sync Visits first: Colly's Wait may not race their WaitGroup Add
 			select {
 			case <-done:
 				s.took = time.Since(t0)
