@@ -155,6 +155,7 @@ type hostPace struct {
 	byDefault bool          // delay is Config.Default: robots.txt stated none
 	latest    time.Time     // the latest slot booked locally or start seen
 	lastStart time.Time     // when the latest request to the host passed the gate
+	localAt   time.Time     // when a request to the host was last paced locally for the fleet (Backend failing)
 	loadedAt  time.Time     // Pacer clock at the latest Loaded call
 
 	// The local claim (gate.go): at most one request to the host is

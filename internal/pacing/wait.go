@@ -30,7 +30,7 @@ func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
 
 // wait is Wait once some host has a delay.
 func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
-	if pc.shared() {
+	if pc.shared(HostKey(host)) {
 		t0 := pc.now()
 		paced, err := pc.acquire(ctx, host, tok)
 		if paced && err == nil && pc.observe != nil {
@@ -80,6 +80,9 @@ func (pc *Pacer) reserveSlot(host string, clock func() time.Time, factor int, wa
 	gap := delay + pc.jitter(delay)
 	start := later(now, h.latest.Add(gap), h.lastStart.Add(gap))
 	h.latest = start
+	if factor > 1 {
+		h.localAt = now // paced locally for the fleet
+	}
 	if waits && start.After(now) {
 		h.waiting++
 	}
@@ -121,7 +124,7 @@ func (pc *Pacer) waiter(key string, n int) {
 func (pc *Pacer) book(host string) (time.Duration, bool) {
 	factor := 1
 	if pc.backend != nil {
-		if up(pc.health) {
+		if up(pc.health, HostKey(host)) {
 			return 0, false // booked at the gate
 		}
 		factor = pc.fleetSize()
@@ -129,10 +132,10 @@ func (pc *Pacer) book(host string) (time.Duration, bool) {
 	return pc.reserveSlot(host, pc.now, factor, true)
 }
 
-// localFactor is what the local delay is multiplied by: the fleet size
-// while a Backend is configured but failing, else 1.
-func (pc *Pacer) localFactor() time.Duration {
-	if pc.backend != nil && !up(pc.health) {
+// localFactor is what host key's local delay is multiplied by: the fleet
+// size while a Backend is configured but failing for the host, else 1.
+func (pc *Pacer) localFactor(key string) time.Duration {
+	if pc.backend != nil && !up(pc.health, key) {
 		return time.Duration(pc.fleetSize())
 	}
 	return 1
