@@ -124,7 +124,7 @@ func New(client redis.UniversalClient, opts ...Option) *Backend {
 		b.refused = CheckPrefix(cfg.prefix)
 		cfg.log().Error("redisbackend: every call will fail: " + b.refused.Error())
 	default:
-		client.AddHook(dialWatch{b}) // the cause a timeout hides (scope.go)
+		b.watchDials() // the cause a timeout hides (scope.go)
 	}
 	return b
 }

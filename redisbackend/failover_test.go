@@ -219,6 +219,17 @@ func clusterFailover(t *testing.T, f failoverFault) {
 		logger := slog.New(logs)
 		b := New(client, WithPrefix(prefix), WithWorkerID(fmt.Sprintf("w%d", i)), WithFleetSize(workers), WithLogger(logger))
 		t.Cleanup(func() { _ = b.Close(context.Background()) })
+		// Each worker's connections are set up before the crawl: the
+		// test's subject is the failover, not a start-up on a machine
+		// too loaded to dial within the 250 ms timeouts.
+		// A ping that times out is tried again; the crawl copes anyway.
+		for range 5 {
+			if client.ForEachShard(t.Context(), func(ctx context.Context, n *redis.Client) error {
+				return n.Ping(ctx).Err()
+			}) == nil {
+				break
+			}
+		}
 		c := colly.NewCollector(colly.UserAgent(fmt.Sprintf("fleetbot/1.0 (worker w%d)", i)), colly.Async(true), colly.AllowURLRevisit())
 		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
 			t.Fatal(err)

@@ -146,9 +146,9 @@ func (b *Backend) dialCause(addr string) error {
 	return d.err
 }
 
-// DialHook implements redis.Hook: it keeps the latest failed dial to each
+// dialHook keeps the latest failed dial to each
 // address, the cause a timeout hides, and forgets it at the next dial
-// that works. New adds it to the client.
+// that works. New adds it to the client (watchDials).
 func (b *Backend) dialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := next(ctx, network, addr)
@@ -175,6 +175,17 @@ func (dialWatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 func (dialWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
+}
+
+// watchDials adds dialHook to b's client, or on a Cluster to each node's
+// client as the ClusterClient makes it (a ClusterClient's own hooks do not
+// reach its nodes' dials; nodes it made before New are not watched).
+func (b *Backend) watchDials() {
+	if c := b.cluster(); c != nil {
+		c.OnNewNode(func(n *redis.Client) { n.AddHook(dialWatch{b}) })
+		return
+	}
+	b.client.AddHook(dialWatch{b})
 }
 
 // Scope implements backend.Scoper: the address of the master serving

@@ -232,7 +232,7 @@ func (t *Tracker) probe(scope string) {
 	}
 	p.back = now
 	t.ndown.Add(-1)
-	t.log().Info("robotsext: a backend node answers again; its hosts share the fleet's robots.txt and pace again",
+	t.log().Info("robotsext: a backend node answers again, or another node serves its hosts; they share the fleet's robots.txt and pace again",
 		"node", scope, "fallback_lasted", now.Sub(p.since).Round(time.Millisecond).String(),
 		"failed_calls", p.failures, "failed_probes", p.probes)
 }
