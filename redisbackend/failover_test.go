@@ -111,7 +111,10 @@ func (l *logRecords) WithGroup(string) slog.Handler      { return l }
 // window bound is the documented outage bound (measured: 3 in 600 ms
 // and 6 in 1.2 s against 4 and 7); back to shared pacing within 3 s
 // where one probe a second and a reload of the slot map measured
-// 0.4–1.6 s. FAILOVER_FAULT=kill (or "manual failover", "paused 1.5 s")
+// 0.4–1.6 s. A healthy master that fails a call too (no answer within
+// 250 ms under heavy load, seen with -race at a load average of 20) sends
+// its hosts to the fallback as designed; their gaps are then held to the
+// window bound only, and the test says so. FAILOVER_FAULT=kill (or "manual failover", "paused 1.5 s")
 // runs one fault.
 func TestClusterFailover(t *testing.T) {
 	if testing.Short() {
@@ -273,6 +276,24 @@ func clusterFailover(t *testing.T, f failoverFault) {
 	if n := got.Load(); n != pages*hosts || failed.Load() != 0 {
 		t.Errorf("%d pages answered, %d errors; want %d, 0", n, failed.Load(), pages*hosts)
 	}
+	// A healthy master that failed a call too (no answer within 250 ms on
+	// a machine too loaded) sends its hosts to the fallback as it should:
+	// their gaps are then held to the window bound only.
+	strayed := map[string]bool{}
+	for _, w := range ws {
+		w.logs.mu.Lock()
+		for _, r := range w.logs.recs {
+			for _, m := range masters {
+				if m != victim && strings.Contains(r, "a backend node failed") && strings.Contains(r, "node="+m+" ") {
+					strayed[m] = true
+				}
+			}
+		}
+		w.logs.mu.Unlock()
+	}
+	if len(strayed) > 0 {
+		t.Logf("healthy masters that failed a call too (the machine's load): %v", strayed)
+	}
 	for i, s := range sites {
 		as := s.arrivals()
 		s.mu.Lock()
@@ -311,7 +332,7 @@ func clusterFailover(t *testing.T, f failoverFault) {
 		if most1 > workers+1 || most2 > 2*workers+1 {
 			t.Errorf("host %d: %d starts in %v, %d in %v; want at most %d, %d", i, most1, workers*delay, most2, 2*workers*delay, workers+1, 2*workers+1)
 		}
-		if !onVictim && gap < delay-gapSlack {
+		if !onVictim && !strayed[masterOf[i]] && gap < delay-gapSlack {
 			t.Errorf("host %d on a healthy master: smallest gap %v; want at least %v", i, gap, delay-gapSlack)
 		}
 		if onVictim && (slowest < 0 || slowest > 3*time.Second) {
