@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/robotsext/robotsext/internal/health"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/pagecache"
@@ -45,11 +46,11 @@ type Extension struct {
 	id       identity // the product token, derived once per User-Agent
 	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
 
-	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
-	held          atomic.Int64 // requests held now (hold.go)
-	maxHeld       int64        // MaxHeld when 0; tests set it before use
-	builtinWarned atomic.Bool  // the warning of Colly's own check was logged
-	marks         atomic.Int64 // pages marked so far (nofollow.go); 0: no request carries a mark
+	health        *health.Tracker // the Backend's health (health.go); read-only after Apply
+	held          atomic.Int64    // requests held now (hold.go)
+	maxHeld       int64           // MaxHeld when 0; tests set it before use
+	builtinWarned atomic.Bool     // the warning of Colly's own check was logged
+	marks         atomic.Int64    // pages marked so far (nofollow.go); 0: no request carries a mark
 
 	ident identityState // what the identity checks remember (identitycheck.go)
 
@@ -105,6 +106,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		cfg:  cfg,
 		urls: whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
+	e.health = e.newHealth()
 	e.newPacing()
 	e.cache = e.newCache()
 	e.newPageCache()
@@ -324,7 +326,7 @@ func (e *Extension) Stats() Stats {
 	s.CrawlDelaysClamped = e.pacer.Clamped()
 	s.BackendAnomalies = e.pacer.Anomalies()
 	s.HeldNow = e.held.Load()
-	s.Fallback = e.cfg.backend != nil && !e.backendUp()
+	s.Fallback = e.cfg.backend != nil && e.health.Fallback()
 	backoffStats(&s, e.pauses.Counts())
 	e.pageStats(&s)
 	return s

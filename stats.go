@@ -89,7 +89,9 @@ type Stats struct {
 	// HeldNow is the number of requests held at this moment.
 	HeldNow int64
 	// Fallback reports that a Backend call failed recently and the
-	// Extension is fetching and pacing locally until its cool-down ends.
+	// Extension is fetching and pacing locally: every host until its
+	// cool-down ends, or, with a backend.Scoper such as a Redis Cluster,
+	// the hosts of the failing node until a probe finds it answering.
 	Fallback bool
 	// Pauses counts the pauses of hosts that asked for less, by cause
 	// (backoff.go); a pause doubled after a failed probe counts again.

@@ -75,7 +75,8 @@ type Backend struct {
 	cfg      config
 	refused  error // why every call fails (ErrNoClient, a bad prefix); nil: none
 	keys     keys
-	br       breaker
+	br       breaker // the breaker of every call but a Cluster's (nodes)
+	nodes    nodes   // a Cluster's breakers per master (scope.go)
 	fleet    fleet
 	evict    eviction
 	boot     boot // the first round trip (boot.go)
@@ -113,7 +114,7 @@ var (
 func New(client redis.UniversalClient, opts ...Option) *Backend {
 	cfg := newConfig(opts)
 	b := &Backend{client: client, cfg: cfg, keys: keys{prefix: cfg.prefix}}
-	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now}
+	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now, changed: b.breakerLog("")}
 	b.fleet.init(cfg.workerID, cfg.fleetSize)
 	b.enforced = contextTimeouts(client)
 	switch {
@@ -122,6 +123,8 @@ func New(client redis.UniversalClient, opts ...Option) *Backend {
 	case CheckPrefix(cfg.prefix) != nil:
 		b.refused = CheckPrefix(cfg.prefix)
 		cfg.log().Error("redisbackend: every call will fail: " + b.refused.Error())
+	default:
+		b.watchDials() // the cause a timeout hides (scope.go)
 	}
 	return b
 }
@@ -163,11 +166,13 @@ type Stats struct {
 
 // Stats returns the Backend's counters, for monitoring.
 func (b *Backend) Stats() Stats {
+	var trips uint64
+	b.eachBreaker(func(br *breaker) { trips += br.trips.Load() })
 	return Stats{
 		Calls:          b.calls.Load(),
 		Errors:         b.errs.Load(),
 		Rejected:       b.rejected.Load(),
-		Trips:          b.br.trips.Load(),
+		Trips:          trips,
 		CorruptRecords: b.corrupt.Load(),
 		FleetSize:      b.FleetSize(),
 	}
@@ -179,7 +184,12 @@ func (b *Backend) Stats() Stats {
 // caller cancelled change nothing. A Backend that has made no call yet is
 // healthy.
 func (b *Backend) Healthy() bool {
-	return b.client != nil && !b.failing.Load() && !b.br.open()
+	if b.client == nil || b.failing.Load() {
+		return false
+	}
+	open := false
+	b.eachBreaker(func(br *breaker) { open = open || br.open() })
+	return !open
 }
 
 // do runs one Redis call through the breaker, with the per-call timeout.
@@ -193,9 +203,15 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	if err := b.usable(); err != nil {
 		return err
 	}
-	if !b.br.allow() {
+	node := b.nodeOf(ctx, key)
+	br := b.breakerOf(node)
+	if !br.allow() {
 		b.rejected.Add(1)
-		return fmt.Errorf("%s %s: %w", op, key, ErrUnavailable)
+		err := fmt.Errorf("%s %s: %w", op, key, ErrUnavailable)
+		if node != "" {
+			err = &backend.ScopeError{Scope: node, Err: err}
+		}
+		return err
 	}
 	b.calls.Add(1)
 	cctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
@@ -209,17 +225,17 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
 		b.failing.Store(false)
-		b.br.record(success)
+		br.record(success)
 	case ctx.Err() != nil:
 		// The caller gave up, not Redis.
-		b.br.record(neutral)
+		br.record(neutral)
 		return ctx.Err()
 	default:
 		b.errs.Add(1)
 		b.failedAt.Store(b.cfg.now().UnixNano())
 		b.failing.Store(true)
-		b.br.record(failure)
-		return fmt.Errorf("redisbackend: %s %s: %w", op, key, err)
+		br.record(failure)
+		return b.failedOn(node, fmt.Errorf("redisbackend: %s %s: %w", op, key, err))
 	}
 	b.maybeBeat()
 	b.maybeCheckEviction()

@@ -18,6 +18,9 @@ type breaker struct {
 	failures int              // threshold; read-only
 	coolDown time.Duration    // read-only
 	now      func() time.Time // read-only
+	// changed, when set, is told when the breaker opens (true) and when
+	// it closes again (false), outside its lock; read-only.
+	changed func(opened bool)
 
 	dirty atomic.Bool // some failure counted or open: the slow path applies
 
@@ -60,7 +63,7 @@ func (b *breaker) record(o outcome) {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
+	wasOpen := !b.openUntil.IsZero()
 	switch o {
 	case success:
 		b.count, b.openUntil, b.probing = 0, time.Time{}, false
@@ -78,6 +81,18 @@ func (b *breaker) record(o outcome) {
 		b.probing = false
 	case neutral:
 		b.probing = false
+	}
+	isOpen := !b.openUntil.IsZero()
+	b.mu.Unlock()
+	if b.changed != nil && wasOpen != isOpen {
+		b.changed(isOpen)
+	}
+}
+
+// reset closes the breaker: the server answered a probe made outside it.
+func (b *breaker) reset() {
+	if b.dirty.Load() {
+		b.record(success)
 	}
 }
 

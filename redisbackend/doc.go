@@ -45,6 +45,16 @@
 // times FleetSize, so robots.txt stays obeyed and the fleet stays polite
 // while Redis is away.
 //
+// On a Redis Cluster (a redis.ClusterClient) a failure is confined to the
+// master it happened on: each master has a breaker of its own, a failed
+// call names the node (backend.ScopeError) and the cause its latest dial
+// gave ("connection refused" rather than only the timeout), and the
+// client's slot map is reloaded after it, which go-redis does not do on a
+// connection error. The Backend is a backend.Scoper: the Extension keeps
+// the fallback to the hosts whose slots the failing master serves, probes
+// it once a second (Probe) and returns its hosts to the shared state as
+// soon as it answers or a replica serves their slots.
+//
 // FleetSize is the fleet's size as the heartbeats show it: by default the
 // largest count this Backend has seen, never less, so a worker's fallback
 // never speeds up because a restarted Redis forgot the fleet or workers

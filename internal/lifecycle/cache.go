@@ -75,9 +75,10 @@ type Config struct {
 // root package tracks: whether it may be tried now, and where to report a
 // failed call.
 type Health interface {
-	// Up reports whether the Backend may be tried now; while it says no,
-	// the Cache fetches locally.
-	Up() bool
+	// Up reports whether the Backend may be tried now for host's
+	// records; while it says no, the Cache fetches host's robots.txt
+	// locally.
+	Up(host string) bool
 	// Failed reports a failed Backend call.
 	Failed(err error)
 }
@@ -234,8 +235,8 @@ func (c *Cache) evicted(en *Entry) {
 	}
 }
 
-// backendUp reports whether the Backend may be tried now.
-func (c *Cache) backendUp() bool { return c.cfg.Health == nil || c.cfg.Health.Up() }
+// backendUp reports whether the Backend may be tried now for host.
+func (c *Cache) backendUp(host string) bool { return c.cfg.Health == nil || c.cfg.Health.Up(host) }
 
 // backendErr reports a failed Backend call to Health and returns the
 // error wrapping errBackend, or the context's error when ctx ended.

@@ -316,8 +316,8 @@ func (b *failingBackend) Reserve(context.Context, string, time.Duration) (time.D
 // health is a Health that goes down at the first failure.
 type health struct{ failures atomic.Int32 }
 
-func (h *health) Up() bool     { return h.failures.Load() == 0 }
-func (h *health) Failed(error) { h.failures.Add(1) }
+func (h *health) Up(string) bool { return h.failures.Load() == 0 }
+func (h *health) Failed(error)   { h.failures.Add(1) }
 
 // TestCacheBackendDown proves that a failing Backend is reported to
 // Health and robots.txt is fetched locally; while Health says the Backend

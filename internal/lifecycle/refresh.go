@@ -65,14 +65,28 @@ func (c *Cache) refresh(ctx context.Context, o Origin) (*Entry, error) {
 	if prev != nil && c.cfg.Now().Before(prev.Expires) {
 		return prev, nil // a fetch that finished while we queued
 	}
-	if c.cfg.Backend != nil && c.backendUp() {
+	if c.cfg.Backend != nil && c.backendUp(o.Host) {
 		en, err := c.refreshShared(ctx, o)
+		if errors.Is(err, errBackend) && timedOut(err) && ctx.Err() == nil {
+			// A call that timed out, such as a worker's first on a
+			// connection still being set up, is tried once more before
+			// this worker fetches robots.txt on its own: the fleet's
+			// copy is worth a second call.
+			en, err = c.refreshShared(ctx, o)
+		}
 		if err == nil || !errors.Is(err, errBackend) {
 			return en, err
 		}
 		// The backend failed: obey robots.txt from a local fetch.
 	}
 	return c.refreshLocal(ctx, o, prev)
+}
+
+// timedOut reports whether err says a call got no answer in time (the
+// context's deadline, or a network timeout).
+func timedOut(err error) bool {
+	var te interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &te) && te.Timeout())
 }
 
 // refreshLocal fetches o's robots.txt and installs the new entry.

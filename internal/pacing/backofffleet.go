@@ -52,9 +52,10 @@ type fleetToken struct {
 // Poll has anything to do).
 func (b *Backoff) Fleet() bool { return b.pauser != nil }
 
-// fleetPauser reports whether there is a Pauser and the Backend works.
-func (b *Backoff) fleetPauser() bool {
-	return b.pauser != nil && up(b.health)
+// fleetPauser reports whether there is a Pauser and the Backend works for
+// host key ("": for no host in particular, such as the pause log).
+func (b *Backoff) fleetPauser(key string) bool {
+	return b.pauser != nil && up(b.health, key)
 }
 
 // fleetCall returns a context for one Pauser call.
@@ -79,7 +80,7 @@ func (b *Backoff) fleetRepaired(key string) {
 // fleetPause records an overload signal in the Backend. ok is false
 // when there is no working Pauser: the caller pauses locally.
 func (b *Backoff) fleetPause(key string, cause Cause, after, base time.Duration, now time.Time) (d time.Duration, started, capped, ok bool) {
-	if !b.fleetPauser() || b.shadow {
+	if !b.fleetPauser(key) || b.shadow {
 		return 0, false, false, false // shadow mode pauses nobody, here or in the fleet
 	}
 	ctx, cancel := b.fleetCall()
@@ -108,7 +109,7 @@ func (b *Backoff) fleetPause(key string, cause Cause, after, base time.Duration,
 // fleetAnswered records a good answer to the request tok ("" when it did
 // not ask the Backend) from host key, whose state is the fleet's.
 func (b *Backoff) fleetAnswered(key, tok string) {
-	if !b.fleetPauser() {
+	if !b.fleetPauser(key) {
 		return
 	}
 	ctx, cancel := b.fleetCall()
@@ -243,7 +244,7 @@ func (b *Backoff) fleetAsk(r any, key string) (wait time.Duration, probe, health
 	b.mu.Lock()
 	tok := b.tokenLocked(r, key)
 	b.mu.Unlock()
-	if b.fleetPauser() {
+	if b.fleetPauser(key) {
 		ctx, cancel := b.fleetCall()
 		w, probe, healthy, repaired, err := b.pauser.Ask(ctx, key, tok)
 		cancel()
@@ -287,7 +288,7 @@ func (b *Backoff) Poll(now time.Time, host string) {
 	if time.Duration(now.UnixNano()-last) < every || !b.polledAt.CompareAndSwap(last, now.UnixNano()) {
 		return
 	}
-	if !b.fleetPauser() {
+	if !b.fleetPauser("") {
 		return
 	}
 	if b.watcher != nil {

@@ -61,7 +61,7 @@ func (pc *Pacer) Land(ctx context.Context, tok any) {
 // for the claim to expire (WireClaim) after an outage that swallowed the
 // Unclaim.
 func (pc *Pacer) unclaim(ctx context.Context, f grant) {
-	if pc.shared() {
+	if pc.shared(f.key) {
 		err := pc.claimer.Unclaim(ctx, f.key, f.token)
 		if err == nil {
 			return

@@ -112,8 +112,8 @@ type failures struct {
 	n  int
 }
 
-func (*failures) Up() bool         { return true }
-func (*failures) Recovering() bool { return false }
+func (*failures) Up(string) bool         { return true }
+func (*failures) Recovering(string) bool { return false }
 func (f *failures) Failed(error) {
 	f.mu.Lock()
 	f.n++

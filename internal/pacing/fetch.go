@@ -33,7 +33,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 			return ctx.Err()
 		}
 		now := pc.now()
-		delay := h.delay * pc.localFactor()
+		delay := h.delay * pc.localFactor(key)
 		if h.busy && !claimWait && now.Sub(h.claimedAt) < maxClaim {
 			claimWait = true
 			if h.idle == nil {
@@ -70,10 +70,10 @@ func (pc *Pacer) Fetched(ctx context.Context, host string) {
 		return
 	}
 	d := pc.Delay(host)
-	if d <= 0 || !up(pc.health) {
+	key := HostKey(host)
+	if d <= 0 || !up(pc.health, key) {
 		return
 	}
-	key := HostKey(host)
 	var err error
 	if pc.starter != nil {
 		err = pc.recordStart(ctx, key)

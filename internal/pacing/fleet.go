@@ -25,6 +25,14 @@ import (
 // the clocks of the worker and the backend may disagree a little.
 const anomalySlack = time.Second
 
+// shareAfterLocal is how long after this worker's latest local start on
+// a host (paced at delay × fleet size while its part of the Backend
+// failed) the worker keeps to that share on top of what the Backend
+// grants: the other workers come back to the shared pace one at a time,
+// each after its own probe, and may still pace the host locally until
+// then. It spans the root's recovery (two cool-downs of 5 s).
+const shareAfterLocal = 10 * time.Second
+
 // grantsSweepAt is how many recorded grants make the Pacer drop those
 // older than maxClaim (keepGrant).
 const grantsSweepAt = 1024
@@ -57,9 +65,10 @@ func keepGrant(m map[any]grant, tok any, g grant) {
 	m[tok] = g
 }
 
-// shared reports whether fleet pacing through a Starter is in force now.
-func (pc *Pacer) shared() bool {
-	return pc.starter != nil && up(pc.health)
+// shared reports whether fleet pacing through a Starter is in force now
+// for host key.
+func (pc *Pacer) shared(key string) bool {
+	return pc.starter != nil && up(pc.health, key)
 }
 
 // acquire waits until the Backend grants request tok a start on host, or
@@ -238,17 +247,18 @@ func (pc *Pacer) anomaly(key, what string, wait time.Duration) {
 	}
 }
 
-// keepShare waits, while the fleet recovers from a Backend outage
-// (Health.Recovering), until delay × fleet size after this worker's
-// latest start on host key.
+// keepShare waits, while the fleet recovers from a Backend outage on host
+// key (Health.Recovering) or within shareAfterLocal of this worker's
+// latest local start on it, until delay × fleet size after this worker's
+// latest start on the host: the hand-over from local to shared pacing
+// carries that start, which the Backend never saw, and the other workers
+// may still pace the host locally.
 func (pc *Pacer) keepShare(ctx context.Context, key string) error {
-	if !recovering(pc.health) {
-		return nil
-	}
+	rec := recovering(pc.health, key)
 	pc.mu.Lock()
 	h := pc.hosts[key]
 	var d time.Duration
-	if h != nil {
+	if h != nil && (rec || (h.localAt.Load() != 0 && pc.nowInstant()-h.localAt.Load() <= int64(shareAfterLocal))) {
 		d = h.lastStart.Add(h.delay * time.Duration(pc.fleetSize())).Sub(pc.now())
 	}
 	pc.mu.Unlock()
@@ -283,7 +293,7 @@ func (pc *Pacer) takeGrant(tok any) string {
 // gateMargin, and returns the wait; ok is false when there is no working
 // backend (or it just failed), and the caller paces locally.
 func (pc *Pacer) bookShared(ctx context.Context, host string, delay time.Duration) (wait time.Duration, ok bool) {
-	if pc.backend == nil || !up(pc.health) {
+	if pc.backend == nil || !up(pc.health, HostKey(host)) {
 		return 0, false
 	}
 	spacing := delay + gateMargin(delay)

@@ -72,7 +72,8 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 			}
 			pc.unclaimLocked(h, now) // its end was never seen
 		}
-		delay := h.delay * pc.localFactor()
+		factor := pc.localFactor(key)
+		delay := h.delay * factor
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
 		if start.After(now) {
 			pc.mu.Unlock()
@@ -84,11 +85,14 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		prev := h.lastStart
 		h.busy, h.claimant, h.claimedAt = true, tok, now
 		pc.started(h, now)
+		if factor > 1 {
+			h.localAt.Store(pc.instant(now)) // paced locally for the fleet
+		}
 		pc.claims[tok] = key
 		pc.trackLocked(tok, u)
 		delay = h.delay
 		pc.mu.Unlock()
-		if pc.shared() {
+		if pc.shared(key) {
 			// Confirm the start the Backend granted in the OnRequest
 			// hook (or ask for one), keeping the claim.
 			if err := pc.confirm(ctx, key, tok, delay, prev); err != nil {

@@ -2,28 +2,31 @@ package pacing
 
 // Health is what the pacing is told of its Backend by the Extension, which
 // tracks every Backend call (robots.txt records too): whether the Backend
-// may be tried now, whether the fleet is still recovering from a recent
-// failure, and where to report a failed call. A nil Health is a Backend
-// that is always up.
+// may be tried now for a host, whether the fleet is still recovering from
+// a recent failure there, and where to report a failed call. A Backend
+// made of parts that fail alone (backend.Scoper) is judged per part: a
+// host is answered locally only while the part serving it fails. A nil
+// Health is a Backend that is always up.
 type Health interface {
-	// Up reports whether the Backend may be tried now; while it says
-	// no, the pacing paces and pauses locally.
-	Up() bool
-	// Recovering reports whether a Backend call failed recently enough
-	// that other workers may still pace locally: each worker then keeps
-	// to its own share of every paced host, on top of what the Backend
-	// grants.
-	Recovering() bool
-	// Failed reports a failed Backend call, which starts the Extension's
-	// cool-down (Up then says no for a while).
+	// Up reports whether the Backend may be tried now for host key;
+	// while it says no, the pacing paces and pauses the host locally.
+	Up(key string) bool
+	// Recovering reports whether a Backend call failed recently enough,
+	// for host key's part of the Backend, that other workers may still
+	// pace it locally: each worker then keeps to its own share of the
+	// host, on top of what the Backend grants.
+	Recovering(key string) bool
+	// Failed reports a failed Backend call, which starts the fallback of
+	// the part it failed in (of the whole Backend, for an error that is
+	// not a backend.ScopeError).
 	Failed(err error)
 }
 
-// up reports whether the Backend of h may be tried now.
-func up(h Health) bool { return h == nil || h.Up() }
+// up reports whether the Backend of h may be tried now for host key.
+func up(h Health, key string) bool { return h == nil || h.Up(key) }
 
-// recovering reports whether h says the fleet is recovering.
-func recovering(h Health) bool { return h != nil && h.Recovering() }
+// recovering reports whether h says the fleet is recovering on host key.
+func recovering(h Health, key string) bool { return h != nil && h.Recovering(key) }
 
 // failed reports err to h, if any.
 func failed(h Health, err error) {

@@ -175,6 +175,9 @@ type hostPace struct {
 	// pace mirrors delay for a booking without mu; Loaded sets both.
 	pace    atomic.Int64
 	waiting atomic.Int64 // requests waiting in Wait for their turn
+	// localAt is when a request to the host was last paced locally for
+	// the fleet (the Backend failing for it), an instant; 0: never.
+	localAt atomic.Int64
 
 	delay     time.Duration // minimum time between request starts; > 0, ≤ Pacer.max
 	byDefault bool          // delay is Config.Default: robots.txt stated none

@@ -32,7 +32,7 @@ const turnGapCap = 5 * time.Second
 // whose answers carry the host's back-off: Admit then lets the request
 // that asks for this process go on to Wait, which asks.
 func (pc *Pacer) queued(host string) bool {
-	return pc != nil && pc.queuer != nil && up(pc.health) && pc.Delay(host) > 0
+	return pc != nil && pc.queuer != nil && up(pc.health, HostKey(host)) && pc.Delay(host) > 0
 }
 
 // acquireQueued is acquire with a Queuer, for request tok (its btok in the

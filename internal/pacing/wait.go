@@ -30,7 +30,7 @@ func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
 
 // wait is Wait once some host has a delay.
 func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
-	if pc.shared() {
+	if pc.shared(HostKey(host)) {
 		t0 := pc.now()
 		paced, err := pc.acquire(ctx, host, tok)
 		if paced && err == nil && pc.observe != nil {
@@ -77,8 +77,12 @@ func (pc *Pacer) reserveSlot(host string, now func() int64, factor int, waits bo
 	if h == nil {
 		return 0, nil
 	}
+	n := now()
 	delay := time.Duration(h.pace.Load()) * time.Duration(max(factor, 1))
-	return h.book(now(), delay+pc.jitter(delay), waits), h
+	if factor > 1 {
+		h.localAt.Store(n) // paced locally for the fleet
+	}
+	return h.book(n, delay+pc.jitter(delay), waits), h
 }
 
 // Unbook gives back the slots booked ahead for host: the host was just
@@ -108,7 +112,7 @@ func (pc *Pacer) Unbook(host string) {
 func (pc *Pacer) book(host string) (time.Duration, *hostPace) {
 	factor := 1
 	if pc.backend != nil {
-		if up(pc.health) {
+		if up(pc.health, HostKey(host)) {
 			return 0, nil // booked at the gate
 		}
 		factor = pc.fleetSize()
@@ -116,10 +120,10 @@ func (pc *Pacer) book(host string) (time.Duration, *hostPace) {
 	return pc.reserveSlot(host, pc.nowInstant, factor, true)
 }
 
-// localFactor is what the local delay is multiplied by: the fleet size
-// while a Backend is configured but failing, else 1.
-func (pc *Pacer) localFactor() time.Duration {
-	if pc.backend != nil && !up(pc.health) {
+// localFactor is what host key's local delay is multiplied by: the fleet
+// size while a Backend is configured but failing for the host, else 1.
+func (pc *Pacer) localFactor(key string) time.Duration {
+	if pc.backend != nil && !up(pc.health, key) {
 		return time.Duration(pc.fleetSize())
 	}
 	return 1

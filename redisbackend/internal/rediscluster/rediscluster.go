@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,29 @@ import (
 // has CI=true, as CI installs both.
 func Start(t testing.TB, masters int) []string {
 	t.Helper()
+	need(t)
+	dir, err := os.MkdirTemp("", "rc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	addrs := make([]string, masters)
+	for i := range addrs {
+		addrs[i], _ = launch(t, dir, freePortPair(t), "--cluster-node-timeout", "5000")
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	awaitOK(t, addrs)
+	return addrs
+}
+
+// need skips t when redis-server or redis-cli is not on PATH, and fails
+// it instead when the environment has CI=true, as CI installs both.
+func need(t testing.TB) {
+	t.Helper()
 	for _, bin := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			msg := bin + " not found on PATH; install redis-server (apt-get install -y redis-server) to run the Redis Cluster tests"
@@ -34,22 +58,6 @@ func Start(t testing.TB, masters int) []string {
 			t.Skip(msg)
 		}
 	}
-	dir, err := os.MkdirTemp("", "rc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	addrs := make([]string, masters)
-	for i := range addrs {
-		addrs[i] = startNode(t, dir, freePortPair(t))
-	}
-	args := append([]string{"--cluster", "create"}, addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
-	awaitOK(t, addrs)
-	return addrs
 }
 
 // freePortPair returns a loopback port no one listens on whose cluster
@@ -76,29 +84,29 @@ func freePortPair(t testing.TB) int {
 	return 0
 }
 
-// startNode starts one cluster node on port, its files in dir, and waits
-// until it answers PING. It is killed when t ends.
-func startNode(t testing.TB, dir string, port int) string {
+// launch starts one cluster node on port, its files in dir, with the
+// extra arguments, and waits until it answers PING. It is killed (and
+// resumed first, should a test have paused it) when t ends.
+func launch(t testing.TB, dir string, port int, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
 	p := strconv.Itoa(port)
 	addr := "127.0.0.1:" + p
-	cmd := exec.Command("redis-server",
-		"--port", p, "--bind", "127.0.0.1",
-		"--cluster-enabled", "yes", "--cluster-config-file", "nodes-"+p+".conf",
-		"--cluster-node-timeout", "5000",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--loglevel", "warning")
+	args := append([]string{"--port", p, "--bind", "127.0.0.1",
+		"--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + p + ".conf",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--loglevel", "warning"}, extra...)
+	cmd := exec.Command("redis-server", args...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = cmd.Process.Signal(syscall.SIGCONT); _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	c := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: time.Second, MaxRetries: -1})
 	defer c.Close()
 	if err := AwaitPing(c); err != nil {
 		t.Fatalf("cluster node %s: %v\n%s", addr, err, logs.String())
 	}
-	return addr
+	return addr, cmd
 }
 
 // AwaitPing waits until the server c talks to answers PING, for at most
