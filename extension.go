@@ -14,6 +14,7 @@ import (
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/tally"
 
 	"github.com/gocolly/colly/v2"
 	whatwgUrl "github.com/nlnwa/whatwg-url/url"
@@ -40,9 +41,9 @@ type Extension struct {
 	pauses   *pacing.Backoff   // the hosts that asked for less (backoff.go); read-only after Apply
 	adaptive *pacing.Adaptive  // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
-	tallies  tallies  // page responses per host (responses.go)
-	id       identity // the product token, derived once per User-Agent
-	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
+	tallies  tally.Hosts // page responses per host (responses.go)
+	id       identity    // the product token, derived once per User-Agent
+	exports  sync.Map    // keys claimed by metrics adapters (ClaimExport)
 
 	backendDownAt atomic.Int64 // Extension clock (UnixNano) of the latest backend failure; 0: none
 	held          atomic.Int64 // requests held now (hold.go)
