@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/useragent"
 )
 
 // warnDefault is the logger's handler when WithLogger is not given: records
@@ -79,7 +80,7 @@ func (e *Extension) logFetch(ctx context.Context, en *lifecycle.Entry, token, ua
 		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
 	}
 	e.judgeSent(ua) // identitycheck.go: the User-Agent the robots.txt request carried
-	if token != "" && token != noToken && !containsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
+	if token != "" && token != noToken && !useragent.ContainsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
 		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
 			"token", token, "user_agent", ua)
 	}

@@ -140,3 +140,24 @@ func TestJudgedSeenAllocs(t *testing.T) {
 		t.Errorf("See of the last User-Agent: %v allocations, want 0", n)
 	}
 }
+
+func TestContainsFold(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s, sub string
+		want   bool
+	}{
+		{"Mozilla/5.0 (compatible; FooBot/1.0)", "foobot", true},
+		{"FOOBOT", "FooBot", true},
+		{"FooBot", "FooBots", false},
+		{"Foo-Bot", "foobot", false},
+		{"anything", "", true},
+		{"", "x", false},
+		{"\u212aelvin", "kelvin", false}, // ASCII folding only: the Kelvin sign is not K
+	}
+	for _, tt := range tests {
+		if got := ContainsFold(tt.s, tt.sub); got != tt.want {
+			t.Errorf("ContainsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
