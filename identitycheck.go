@@ -41,25 +41,11 @@ type IdentityError struct {
 }
 
 func (e *IdentityError) Error() string {
-	var what []string
-	if e.NoToken {
-		what = append(what, "it names no crawler")
-	}
-	if e.DefaultToken {
-		d := "its product token " + quote(e.Token) + " is a framework's default, not the crawler's own name"
-		if strings.EqualFold(e.Token, "colly") {
-			d += " (Colly's default User-Agent carries Colly's URL, not the operator's)"
-		}
-		what = append(what, d)
-	}
-	if e.NoContact {
-		what = append(what, "it carries no contact (no http(s) URL and no e-mail address)")
-	}
 	subject := "the User-Agent " + quote(e.UserAgent)
 	if e.UserAgent == "" {
 		subject = "an empty User-Agent"
 	}
-	return "robotsext: " + subject + " does not identify the crawler: " + strings.Join(what, ", and ") +
+	return "robotsext: " + subject + " does not identify the crawler: " + useragent.Lacks(e.Token, e.NoToken, e.DefaultToken, e.NoContact) +
 		"; write it as " + quote(useragent.Recommend(e.UserAgent, e.Token)) + ", with your crawler's name and the URL of a page about it"
 }
 

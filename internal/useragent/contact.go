@@ -106,3 +106,28 @@ func isMailbox(s string, at int) bool {
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
+
+// Lacks says what a User-Agent lacks for a site to identify the crawler
+// sending it, in the words of an error: "it names no crawler", "its
+// product token "colly" is a framework's default, …", "it carries no
+// contact (…)", joined with ", and "; "" when it lacks nothing. token is
+// its product token, "" when it names none.
+func Lacks(token string, noToken, defaultToken, noContact bool) string {
+	var what []string
+	if noToken {
+		what = append(what, "it names no crawler")
+	}
+	if defaultToken {
+		d := "its product token " + quote(token) + " is a framework's default, not the crawler's own name"
+		if strings.EqualFold(token, "colly") {
+			d += " (Colly's default User-Agent carries Colly's URL, not the operator's)"
+		}
+		what = append(what, d)
+	}
+	if noContact {
+		what = append(what, "it carries no contact (no http(s) URL and no e-mail address)")
+	}
+	return strings.Join(what, ", and ")
+}
+
+func quote(s string) string { return `"` + s + `"` }

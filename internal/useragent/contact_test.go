@@ -161,3 +161,22 @@ func TestContainsFold(t *testing.T) {
 		}
 	}
 }
+
+func TestLacks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		token                            string
+		noToken, defaultToken, noContact bool
+		want                             string
+	}{
+		{"FooBot", false, false, false, ""},
+		{"", true, false, true, "it names no crawler, and it carries no contact (no http(s) URL and no e-mail address)"},
+		{"Go-http-client", false, true, false, `its product token "Go-http-client" is a framework's default, not the crawler's own name`},
+		{"COLLY", false, true, true, `its product token "COLLY" is a framework's default, not the crawler's own name (Colly's default User-Agent carries Colly's URL, not the operator's), and it carries no contact (no http(s) URL and no e-mail address)`},
+	}
+	for _, tt := range tests {
+		if got := Lacks(tt.token, tt.noToken, tt.defaultToken, tt.noContact); got != tt.want {
+			t.Errorf("Lacks(%q, %v, %v, %v) = %q, want %q", tt.token, tt.noToken, tt.defaultToken, tt.noContact, got, tt.want)
+		}
+	}
+}

@@ -2,7 +2,7 @@
 // robots.txt user-agent lines are matched against (RFC 9309 §2.2.1), found
 // the way real crawlers write their User-Agents (Token, Reduce, IsToken),
 // and whether it lets a site identify the crawler and reach its operator
-// (IsDefault, HasContact, Recommend), judged once per distinct User-Agent
+// (IsDefault, HasContact, Lacks, Recommend), judged once per distinct User-Agent
 // (Judged). The root package robotsext builds ProductToken, ValidToken,
 // WithUserAgent's token and CheckIdentity on it.
 //
