@@ -91,7 +91,7 @@ func (e *Extension) newPacing() {
 		Clock:       pacerClock,
 		Backend:     cfg.backend,
 		Health:      health,
-		ObserveWait: e.stats.paceWaits.observe,
+		ObserveWait: e.stats.paceWaits.Observe,
 	})
 	base, limit, wait := cfg.backoffLimits()
 	pauser, _ := cfg.backend.(backend.Pauser)

@@ -16,6 +16,7 @@ import (
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/redact"
+	"github.com/robotsext/robotsext/internal/tally"
 
 	"github.com/gocolly/colly/v2"
 	whatwgUrl "github.com/nlnwa/whatwg-url/url"
@@ -42,9 +43,9 @@ type Extension struct {
 	pauses   *pacing.Backoff   // the hosts that asked for less (backoff.go); read-only after Apply
 	adaptive *pacing.Adaptive  // WithAdaptivePace (delay.go); read-only after Apply
 	stats    counters
-	tallies  tallies  // page responses per host (responses.go)
-	id       identity // the product token, derived once per User-Agent
-	exports  sync.Map // keys claimed by metrics adapters (ClaimExport)
+	tallies  tally.Hosts // page responses per host (responses.go)
+	id       identity    // the product token, derived once per User-Agent
+	exports  sync.Map    // keys claimed by metrics adapters (ClaimExport)
 
 	health        *health.Tracker // the Backend's health (health.go); read-only after Apply
 	held          atomic.Int64    // requests held now (hold.go)

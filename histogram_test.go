@@ -1,47 +1,9 @@
 package robotsext
 
 import (
-	"slices"
 	"testing"
 	"time"
 )
-
-// TestHistogram: each duration lands in the first bucket whose bound it
-// does not exceed, the last bucket takes what is longer than every
-// bound, and Count and Sum add up.
-func TestHistogram(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		d      time.Duration
-		bucket int
-	}{
-		{-time.Second, 0},
-		{0, 0},
-		{5 * time.Millisecond, 0},
-		{5*time.Millisecond + 1, 1},
-		{time.Second, 7},
-		{time.Minute, len(histogramBounds) - 1},
-		{time.Hour, len(histogramBounds)},
-	}
-	var h histogram
-	want := make([]uint64, len(histogramBounds)+1)
-	var sum time.Duration
-	for _, tt := range tests {
-		h.observe(tt.d)
-		want[tt.bucket]++
-		sum += max(tt.d, 0)
-	}
-	s := h.snapshot()
-	if !slices.Equal(s.Counts, want) {
-		t.Errorf("Counts = %v, want %v", s.Counts, want)
-	}
-	if s.Count != uint64(len(tests)) || s.Sum != sum {
-		t.Errorf("Count %d, Sum %v; want %d, %v", s.Count, s.Sum, len(tests), sum)
-	}
-	if !slices.IsSorted(s.Bounds) || len(s.Bounds)+1 != len(s.Counts) {
-		t.Errorf("Bounds %v do not fit Counts %v", s.Bounds, s.Counts)
-	}
-}
 
 // TestStatsTimings: a crawl of a paced host observes each page's wait
 // and the robots.txt fetch.

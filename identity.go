@@ -8,7 +8,6 @@ package robotsext
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/robotsext/robotsext/internal/useragent"
 )
@@ -66,16 +65,4 @@ func ValidToken(token string) error {
 func ProductToken(userAgent string) (token string, ok bool) {
 	t := useragent.Token(userAgent)
 	return t, t != ""
-}
-
-// indexFold is strings.Index for an ASCII lower-case needle, ignoring the
-// case of s; it allocates nothing and runs in O(len(s)·len(needle)). The
-// contact check (identitycheck.go) looks for URL schemes with it.
-func indexFold(s, needle string) int {
-	for i := 0; i+len(needle) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(needle)], needle) {
-			return i
-		}
-	}
-	return -1
 }

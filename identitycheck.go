@@ -12,59 +12,16 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/useragent"
 )
 
 // ErrIdentity: the crawler cannot say who it is. CheckIdentity's
 // *IdentityError wraps it, and so does the Err of every ReasonIdentity
 // Verdict.
 var ErrIdentity = errors.New("robotsext: the crawler cannot be identified")
-
-// recommendedUA is the form of User-Agent the checks recommend: a
-// "compatible;" element naming the crawler, its version, and a URL where
-// site owners learn who runs it and how to reach them. The checks fill in
-// the crawler's own token and version when they know them (recommend);
-// FooBot stands for a crawler that has none yet.
-const recommendedUA = "Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"
-
-// recommend returns recommendedUA for the crawler named token ("" or a
-// framework's default: FooBot), with the version ua gives it, if any.
-func recommend(ua, token string) string {
-	if token == "" || isDefaultToken(token) {
-		return recommendedUA
-	}
-	version := "1.0"
-	if i := indexFold(ua, token+"/"); i >= 0 {
-		v := ua[i+len(token)+1:]
-		n := 0
-		for n < len(v) && (isAlnum(v[n]) || v[n] == '.' || v[n] == '-' || v[n] == '_') {
-			n++
-		}
-		if n > 0 {
-			version = v[:n]
-		}
-	}
-	return "Mozilla/5.0 (compatible; " + token + "/" + version + "; +https://example.com/bot)"
-}
-
-// isDefaultToken reports whether token is a framework's default.
-func isDefaultToken(token string) bool {
-	for _, d := range defaultTokens {
-		if strings.EqualFold(token, d) {
-			return true
-		}
-	}
-	return false
-}
-
-// defaultTokens are product tokens that name a framework, not a crawler:
-// Colly's default User-Agent ("colly - https://github.com/gocolly/colly"),
-// Go's net/http default, and the token the Extension falls back to when
-// the User-Agent is empty.
-var defaultTokens = [...]string{"colly", "Go-http-client", "robotsext"}
 
 // IdentityError says what a User-Agent lacks for a site to identify the
 // crawler sending it; it wraps ErrIdentity. CheckIdentity returns it.
@@ -84,26 +41,12 @@ type IdentityError struct {
 }
 
 func (e *IdentityError) Error() string {
-	var what []string
-	if e.NoToken {
-		what = append(what, "it names no crawler")
-	}
-	if e.DefaultToken {
-		d := "its product token " + quote(e.Token) + " is a framework's default, not the crawler's own name"
-		if strings.EqualFold(e.Token, "colly") {
-			d += " (Colly's default User-Agent carries Colly's URL, not the operator's)"
-		}
-		what = append(what, d)
-	}
-	if e.NoContact {
-		what = append(what, "it carries no contact (no http(s) URL and no e-mail address)")
-	}
 	subject := "the User-Agent " + quote(e.UserAgent)
 	if e.UserAgent == "" {
 		subject = "an empty User-Agent"
 	}
-	return "robotsext: " + subject + " does not identify the crawler: " + strings.Join(what, ", and ") +
-		"; write it as " + quote(recommend(e.UserAgent, e.Token)) + ", with your crawler's name and the URL of a page about it"
+	return "robotsext: " + subject + " does not identify the crawler: " + useragent.Lacks(e.Token, e.NoToken, e.DefaultToken, e.NoContact) +
+		"; write it as " + quote(useragent.Recommend(e.UserAgent, e.Token)) + ", with your crawler's name and the URL of a page about it"
 }
 
 // Unwrap returns ErrIdentity.
@@ -123,68 +66,13 @@ func CheckIdentity(userAgent string) error {
 	e := &IdentityError{UserAgent: userAgent}
 	e.Token, _ = ProductToken(userAgent)
 	e.NoToken = e.Token == ""
-	e.DefaultToken = isDefaultToken(e.Token)
-	e.NoContact = !hasContactAddress(userAgent)
+	e.DefaultToken = useragent.IsDefault(e.Token)
+	e.NoContact = !useragent.HasContact(userAgent)
 	if e.NoToken || e.DefaultToken || e.NoContact {
 		return e
 	}
 	return nil
 }
-
-// hasContactAddress reports whether s carries an http or https URL (the
-// scheme, "://" and a host) or an e-mail address (local@domain.tld).
-func hasContactAddress(s string) bool {
-	for _, scheme := range [...]string{"http://", "https://"} {
-		for i := 0; i+len(scheme) < len(s); {
-			j := indexFold(s[i:], scheme)
-			if j < 0 {
-				break
-			}
-			if k := i + j + len(scheme); k < len(s) && isAlnum(s[k]) {
-				return true
-			}
-			i += j + 1
-		}
-	}
-	for i := strings.IndexByte(s, '@'); i >= 0; {
-		if isMailbox(s, i) {
-			return true
-		}
-		j := strings.IndexByte(s[i+1:], '@')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-	}
-	return false
-}
-
-// isMailbox reports whether the '@' at s[at] joins a local part and a
-// domain of at least two labels, the last of two letters or more.
-func isMailbox(s string, at int) bool {
-	l := at
-	for l > 0 && (isAlnum(s[l-1]) || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", s[l-1]) >= 0) {
-		l--
-	}
-	r := at + 1
-	for r < len(s) && (isAlnum(s[r]) || s[r] == '.' || s[r] == '-') {
-		r++
-	}
-	domain := strings.TrimRight(s[at+1:r], ".")
-	dot := strings.LastIndexByte(domain, '.')
-	if l == at || dot <= 0 || len(domain)-dot-1 < 2 {
-		return false
-	}
-	for _, c := range []byte(domain[dot+1:]) {
-		if !isLetter(c) {
-			return false
-		}
-	}
-	return true
-}
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-func isAlnum(c byte) bool  { return isLetter(c) || c >= '0' && c <= '9' }
 
 // WithStrictIdentity refuses to crawl while the crawler cannot be
 // identified, as Heritrix refuses to start without an operator contact: a
@@ -198,20 +86,9 @@ func WithStrictIdentity() Option {
 	return func(c *config) { c.strictIdentity = true }
 }
 
-// maxJudged bounds the distinct User-Agents an Extension remembers having
-// judged: a crawl that rotates more than this many is said once, and
-// those after are not judged (each costs a map entry of its length).
-const maxJudged = 64
-
 // identityState is what the identity checks of one Extension remember.
 type identityState struct {
-	// sent is the User-Agent judged last: a request carrying it costs
-	// one atomic load and a string compare.
-	sent atomic.Pointer[string]
-
-	mu     sync.Mutex
-	judged map[string]struct{} // guarded by mu: the User-Agents judged, at most maxJudged
-	full   bool                // guarded by mu: maxJudged was reached and said
+	judged useragent.Judged // the User-Agents requests carried, each judged once
 
 	last atomic.Pointer[identityResult] // WithStrictIdentity's latest check
 }
@@ -255,42 +132,17 @@ func sentUserAgent(h *http.Header) string {
 }
 
 // judgeSent judges ua, the User-Agent a request is sent with, the first
-// time it is seen: a request carrying the User-Agent judged last costs an
-// atomic load and a compare.
+// time it is seen, up to useragent.MaxJudged distinct ones: a request
+// carrying the User-Agent judged last costs an atomic load and a compare.
 func (e *Extension) judgeSent(ua string) {
-	if p := e.ident.sent.Load(); p != nil && *p == ua {
-		return
+	judge, full := e.ident.judged.See(ua)
+	if full {
+		e.cfg.logger.Warn("robotsext: requests carry more than "+strconv.Itoa(useragent.MaxJudged)+" distinct User-Agents; the others are not checked for a crawler name and a contact",
+			"user_agent", ua)
 	}
-	e.judgeNew(ua)
-}
-
-// judgeNew is judgeSent for a User-Agent other than the last: it logs
-// what CheckIdentity finds missing, once per distinct User-Agent, up to
-// maxJudged of them.
-func (e *Extension) judgeNew(ua string) {
-	e.ident.sent.Store(&ua)
-	st := &e.ident
-	st.mu.Lock()
-	if _, ok := st.judged[ua]; ok {
-		st.mu.Unlock()
-		return
+	if judge {
+		e.warnIdentity(ua)
 	}
-	if len(st.judged) >= maxJudged {
-		said := st.full
-		st.full = true
-		st.mu.Unlock()
-		if !said {
-			e.cfg.logger.Warn("robotsext: requests carry more than "+strconv.Itoa(maxJudged)+" distinct User-Agents; the others are not checked for a crawler name and a contact",
-				"user_agent", ua)
-		}
-		return
-	}
-	if st.judged == nil {
-		st.judged = make(map[string]struct{})
-	}
-	st.judged[ua] = struct{}{}
-	st.mu.Unlock()
-	e.warnIdentity(ua)
 }
 
 // warnIdentity logs, at Warn, what ua lacks for a site to tell which
@@ -301,10 +153,10 @@ func (e *Extension) warnIdentity(ua string) {
 		return
 	}
 	token := ie.Token
-	if e.cfg.tokenSet && e.cfg.token != "" && (token == "" || isDefaultToken(token)) {
+	if e.cfg.tokenSet && e.cfg.token != "" && (token == "" || useragent.IsDefault(token)) {
 		token = e.cfg.token // WithUserAgent says what the crawler is called
 	}
-	rec := recommend(ua, token)
+	rec := useragent.Recommend(ua, token)
 	subject := "requests carry the User-Agent " + quote(ua) + ", which"
 	if ua == "" {
 		subject = "requests carry an empty User-Agent, which"

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/useragent"
 )
 
 func TestCheckIdentity(t *testing.T) {
@@ -57,7 +58,7 @@ func TestCheckIdentity(t *testing.T) {
 			t.Errorf("CheckIdentity(%q) = %+v", tt.ua, ie)
 		}
 		msg := err.Error()
-		if tt.noContact && !strings.Contains(msg, "contact") || !strings.Contains(msg, recommendedUA) ||
+		if tt.noContact && !strings.Contains(msg, "contact") || !strings.Contains(msg, useragent.Recommended) ||
 			tt.isDefault && !strings.Contains(msg, "default") {
 			t.Errorf("CheckIdentity(%q): %s", tt.ua, msg)
 		}
@@ -122,10 +123,10 @@ func TestIdentityWarnings(t *testing.T) {
 		{"no contact", "FooBot/1.0", "FooBot/1.1", 2, 0,
 			[]string{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)", "Mozilla/5.0 (compatible; FooBot/1.1; +https://example.com/bot)"}},
 		{"the crawler's own name", "AcmeBot/2.1", "AcmeBot/2.1", 1, 0, []string{"Mozilla/5.0 (compatible; AcmeBot/2.1; +https://example.com/bot)"}},
-		{"colly's default", "", "", 0, 1, []string{recommendedUA}},
-		{"Go's default, then Colly's", "Go-http-client/1.1", "", 1, 2, []string{recommendedUA}},
+		{"colly's default", "", "", 0, 1, []string{useragent.Recommended}},
+		{"Go's default, then Colly's", "Go-http-client/1.1", "", 1, 2, []string{useragent.Recommended}},
 		// Pages carry no User-Agent; robots.txt is asked for as "robotsext".
-		{"empty", "-", "-", 2, 1, []string{recommendedUA}},
+		{"empty", "-", "-", 2, 1, []string{useragent.Recommended}},
 		{"second collector without contact", "FooBot/1.0 (+https://foo.test/bot)", "FooBot/1.0", 1, 0,
 			[]string{"Mozilla/5.0 (compatible; FooBot/1.0; +https://example.com/bot)"}},
 	}
@@ -170,7 +171,7 @@ func TestIdentityWarnings(t *testing.T) {
 					t.Errorf("no record recommends %q", rec)
 				}
 			}
-			if tt.recommended != nil && !slices.Contains(tt.recommended, recommendedUA) {
+			if tt.recommended != nil && !slices.Contains(tt.recommended, useragent.Recommended) {
 				for _, r := range all {
 					if strings.Contains(r, "FooBot") && !strings.Contains(tt.ua+tt.attachedUA, "FooBot") {
 						t.Errorf("record %s recommends FooBot to a crawler with a name of its own", r)
@@ -182,26 +183,24 @@ func TestIdentityWarnings(t *testing.T) {
 }
 
 // TestIdentityJudgedBound: a crawl rotating User-Agents is judged for the
-// first maxJudged of them, then says once that the others are not.
+// first useragent.MaxJudged of them, then says once that the others are not.
 func TestIdentityJudgedBound(t *testing.T) {
 	t.Parallel()
 	var log identityLog
 	e := Apply(nil, WithLogger(log.logger()))
-	for i := range maxJudged + 10 {
+	for i := range useragent.MaxJudged + 10 {
 		ua := fmt.Sprintf("Bot%c%c/1.0", 'a'+i/26, 'a'+i%26)
 		e.judgeSent(ua)
 		e.judgeSent(ua)
 	}
-	if n := len(log.matching("carries no contact")); n != maxJudged {
-		t.Errorf("%d contact records, want %d", n, maxJudged)
+	if n := len(log.matching("carries no contact")); n != useragent.MaxJudged {
+		t.Errorf("%d contact records, want %d", n, useragent.MaxJudged)
 	}
 	if n := len(log.matching("distinct User-Agents")); n != 1 {
 		t.Errorf("%d records of the bound, want 1", n)
 	}
-	e.ident.mu.Lock()
-	defer e.ident.mu.Unlock()
-	if len(e.ident.judged) != maxJudged {
-		t.Errorf("%d User-Agents remembered, want %d", len(e.ident.judged), maxJudged)
+	if n := e.ident.judged.Len(); n != useragent.MaxJudged {
+		t.Errorf("%d User-Agents remembered, want %d", n, useragent.MaxJudged)
 	}
 }
 

@@ -96,7 +96,7 @@ func (e *Extension) Origin(rawURL string) (OriginInfo, bool) {
 	if p, ok := e.pacer.Info(o.Host); ok {
 		info.CrawlDelay, info.NextSlot, info.Waiting, info.DefaultPace = p.Delay, p.Next, p.Waiting, p.Default
 	}
-	info.Responses = e.hostResponses(o.Host)
+	info.Responses = e.tallies.Counts(o.Host)
 	if e.adaptive.On() {
 		info.AdaptiveDelay = e.adaptive.Delay(o.Host)
 	}

@@ -71,7 +71,7 @@ func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http
 	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
 	if fetched {
 		e.stats.fetched(en.Robots)
-		e.stats.fetchDurations.observe(e.cfg.now().Sub(en.Robots.FetchedAt))
+		e.stats.fetchDurations.Observe(e.cfg.now().Sub(en.Robots.FetchedAt))
 		// The robots.txt request is the host's first request fleet-wide.
 		e.pacer.Fetched(ctx, en.Origin.Host)
 		e.logFetch(ctx, en, en.SelToken, userAgentOf(hdr))
@@ -85,7 +85,7 @@ func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http
 // no origin on it: its pace and its response counts.
 func (e *Extension) forgetHost(host string) {
 	e.pacer.Forget(host)
-	e.forgetResponses(host)
+	e.tallies.Forget(host)
 }
 
 // originOfKey reads an origin a Backend's purge log names.

@@ -1,47 +1,17 @@
 package robotsext
 
-// This file is what the Extension tells the logger: the default that sends
-// warnings to slog.Default(), the record of each robots.txt fetch, and the
-// default pace of hosts whose robots.txt states none.
+// This file is what the Extension tells the logger (by default
+// internal/warnlog's, which sends warnings to slog.Default()): the record
+// of each robots.txt fetch, and the default pace of hosts whose robots.txt
+// states none.
 
 import (
 	"context"
 	"log/slog"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/useragent"
 )
-
-// warnDefault is the logger's handler when WithLogger is not given: records
-// at Warn and above go to slog.Default()'s handler, looked up for every
-// record so that a later slog.SetDefault applies; Info and Debug are
-// dropped. Failures are never silent, and a quiet crawl stays quiet.
-type warnDefault struct{}
-
-func (warnDefault) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelWarn && slog.Default().Enabled(ctx, l)
-}
-
-func (warnDefault) Handle(ctx context.Context, r slog.Record) error {
-	return slog.Default().Handler().Handle(ctx, r)
-}
-
-func (warnDefault) WithAttrs(as []slog.Attr) slog.Handler {
-	return warnOnly{slog.Default().Handler().WithAttrs(as)}
-}
-
-func (warnDefault) WithGroup(name string) slog.Handler {
-	return warnOnly{slog.Default().Handler().WithGroup(name)}
-}
-
-// warnOnly passes records at Warn and above to h.
-type warnOnly struct{ h slog.Handler }
-
-func (w warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelWarn && w.h.Enabled(ctx, l)
-}
-func (w warnOnly) Handle(ctx context.Context, r slog.Record) error { return w.h.Handle(ctx, r) }
-func (w warnOnly) WithAttrs(as []slog.Attr) slog.Handler           { return warnOnly{w.h.WithAttrs(as)} }
-func (w warnOnly) WithGroup(name string) slog.Handler              { return warnOnly{w.h.WithGroup(name)} }
 
 // logFetch logs a fetch outcome (Info; Warn when unreachable) with the
 // token and the groups it chose, and once a token that does not occur in
@@ -79,7 +49,7 @@ func (e *Extension) logFetch(ctx context.Context, en *lifecycle.Entry, token, ua
 		l.Log(ctx, level, "robotsext: fetched robots.txt", attrs...)
 	}
 	e.judgeSent(ua) // identitycheck.go: the User-Agent the robots.txt request carried
-	if token != "" && token != noToken && !containsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
+	if token != "" && token != noToken && !useragent.ContainsFold(ua, token) && e.id.warnedMissing.CompareAndSwap(false, true) {
 		l.Warn("robotsext: the product token does not occur in the User-Agent sent; robots.txt groups are matched against the token",
 			"token", token, "user_agent", ua)
 	}

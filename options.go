@@ -11,6 +11,7 @@ import (
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
 	"github.com/robotsext/robotsext/internal/useragent"
+	"github.com/robotsext/robotsext/internal/warnlog"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 
@@ -143,7 +144,7 @@ func newConfig(opts []Option) *config {
 		}
 	}
 	if cfg.logger == nil {
-		cfg.logger = slog.New(warnDefault{})
+		cfg.logger = slog.New(warnlog.Default{})
 	}
 	cfg.settleDefaultDelay()
 	return cfg

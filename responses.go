@@ -8,46 +8,31 @@ package robotsext
 import (
 	"errors"
 	"net/url"
-	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/tally"
 )
 
 // StatusClass is the class of what a page request got back: no response
-// at all, or the first digit of its HTTP status.
-type StatusClass uint8
+// at all, or the first digit of its HTTP status. Its String names it
+// "none", "1xx", "2xx", "3xx", "4xx" or "5xx", short and stable, the label
+// values the metrics adapters use.
+type StatusClass = tally.Class
 
 const (
 	// NoResponse: the request went out and no response came (a network
 	// error, a timeout, the crawl's context ending on the wire).
-	NoResponse StatusClass = iota
+	NoResponse StatusClass = tally.None
 	// Status1xx to Status5xx: the response's status was 100–199, …,
 	// 500–599. A status outside 100–599, which no standard defines, is
 	// counted in the nearest class.
-	Status1xx
-	Status2xx
-	Status3xx
-	Status4xx
-	Status5xx
+	Status1xx StatusClass = tally.C1xx
+	Status2xx StatusClass = tally.C2xx
+	Status3xx StatusClass = tally.C3xx
+	Status4xx StatusClass = tally.C4xx
+	Status5xx StatusClass = tally.C5xx
 )
-
-// numClasses is the number of StatusClass values.
-const numClasses = int(Status5xx) + 1
-
-// String names the class: "none", "1xx", "2xx", "3xx", "4xx" or "5xx",
-// short and stable, the label values the metrics adapters use.
-func (c StatusClass) String() string {
-	switch c {
-	case NoResponse:
-		return "none"
-	case Status1xx, Status2xx, Status3xx, Status4xx, Status5xx:
-		return string([]byte{'0' + byte(c), 'x', 'x'})
-	}
-	return "class_" + strconv.Itoa(int(c))
-}
 
 // StatusClasses returns every StatusClass, in order: the metrics adapters
 // report each from the start.
@@ -56,26 +41,14 @@ func StatusClasses() []StatusClass {
 }
 
 // classOf returns the class of an HTTP status.
-func classOf(status int) StatusClass {
-	return StatusClass(min(max(status/100, 1), 5))
-}
-
-// tallies counts the responses of each host. Memory is bounded by the
-// robots.txt cache: a host's counts are dropped with its last cached
-// origin (forgetResponses), and should a response come after that, once
-// there are more hosts counted than twice the cache's origins the hosts
-// none of whose origins is cached are dropped.
-type tallies struct {
-	hosts sync.Map     // origin.host → *tally
-	n     atomic.Int64 // hosts in the map
-	sweep sync.Mutex   // one sweep at a time
-}
-
-// tally is one host's counts, by StatusClass.
-type tally [numClasses]atomic.Uint64
+func classOf(status int) StatusClass { return tally.Of(status) }
 
 // responded counts what a page request to u got back (class), for the
-// Extension and for u's host.
+// Extension and for u's host. Memory is bounded by the robots.txt cache:
+// a host's counts are dropped with its last cached origin (lifecycle.go),
+// and should a response come after that, once there are more hosts
+// counted than twice the cache's origins the hosts none of whose origins
+// is cached are dropped.
 func (e *Extension) responded(u *url.URL, class StatusClass) {
 	e.stats.responses[class].Add(1)
 	if u == nil {
@@ -85,57 +58,14 @@ func (e *Extension) responded(u *url.URL, class StatusClass) {
 	if err != nil {
 		return
 	}
-	if t, ok := e.tallies.hosts.Load(o.Host); ok {
-		t.(*tally)[class].Add(1)
-		return
-	}
-	t, loaded := e.tallies.hosts.LoadOrStore(o.Host, new(tally))
-	t.(*tally)[class].Add(1)
-	if !loaded && e.tallies.n.Add(1) > 2*int64(e.cfg.cacheSize) {
-		e.sweepTallies()
+	if e.tallies.Add(o.Host, class) > 2*int64(e.cfg.cacheSize) {
+		e.tallies.Sweep(e.hostCached)
 	}
 }
 
-// sweepTallies drops the counts of hosts none of whose origins is cached.
-func (e *Extension) sweepTallies() {
-	if !e.tallies.sweep.TryLock() {
-		return
-	}
-	defer e.tallies.sweep.Unlock()
-	e.tallies.hosts.Range(func(k, _ any) bool {
-		host := k.(string)
-		if e.cache.Peek(lifecycle.Origin{Host: host}) == nil && e.cache.Peek(lifecycle.Origin{HTTPS: true, Host: host}) == nil {
-			e.forgetResponses(host)
-		}
-		return true
-	})
-}
-
-// forgetResponses drops host's counts.
-func (e *Extension) forgetResponses(host string) {
-	if _, ok := e.tallies.hosts.LoadAndDelete(host); ok {
-		e.tallies.n.Add(-1)
-	}
-}
-
-// hostResponses returns the counts of host, nil when none.
-func (e *Extension) hostResponses(host string) map[StatusClass]uint64 {
-	t, ok := e.tallies.hosts.Load(host)
-	if !ok {
-		return nil
-	}
-	return classCounts(t.(*tally))
-}
-
-// classCounts returns the classes counted in t, without those at 0.
-func classCounts(t *tally) map[StatusClass]uint64 {
-	m := map[StatusClass]uint64{}
-	for i := range t {
-		if n := t[i].Load(); n > 0 {
-			m[StatusClass(i)] = n
-		}
-	}
-	return m
+// hostCached reports whether an origin of host is in the robots.txt cache.
+func (e *Extension) hostCached(host string) bool {
+	return e.cache.Peek(lifecycle.Origin{Host: host}) != nil || e.cache.Peek(lifecycle.Origin{HTTPS: true, Host: host}) != nil
 }
 
 // failedClass is the class of what a request that reached OnError

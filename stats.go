@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/tally"
 )
 
 // Stats is a snapshot of an Extension's counters, taken by
@@ -184,9 +185,9 @@ type counters struct {
 	tdmFiles            atomic.Uint64
 	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
-	paceWaits           histogram
-	fetchDurations      histogram
-	responses           tally // page responses by StatusClass (responses.go)
+	paceWaits           tally.Durations
+	fetchDurations      tally.Durations
+	responses           tally.Counts // page responses by StatusClass (responses.go)
 }
 
 // tdmFetched counts one fetch of a tdmrep.json and what it found.
@@ -250,9 +251,9 @@ func (c *counters) snapshot() Stats {
 		TDMRepFiles:       c.tdmFiles.Load(),
 		TDMRepMalformed:   c.tdmMalformed.Load(),
 		BackoffRequeued:   c.backoffRequeued.Load(),
-		PaceWaits:         c.paceWaits.snapshot(),
-		FetchDurations:    c.fetchDurations.snapshot(),
-		Responses:         classCounts(&c.responses),
+		PaceWaits:         snapshot(&c.paceWaits),
+		FetchDurations:    snapshot(&c.fetchDurations),
+		Responses:         c.responses.Map(),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {

@@ -64,45 +64,43 @@ func (p Preference) String() string {
 // UsageSource says which mechanism made a statement of a Usage, and
 // where. Each mechanism states its own preference for a URL; a Usage
 // keeps each one's statement, and the one in force for a key is the most
-// restrictive of them (see Usage).
-type UsageSource uint8
+// restrictive of them (see Usage). Its String names the source as a
+// report shows it: "Content-Usage line", "Content-Signal header",
+// "tdmrep.json", "X-Robots-Tag" and so on.
+type UsageSource = signals.Source
 
 const (
 	// SourceNone: no statement was found.
-	SourceNone UsageSource = iota
+	SourceNone UsageSource = signals.SourceNone
 	// SourceContentUsage: a Content-Usage line of robots.txt
 	// (draft-ietf-aipref-attach); Line is its line.
-	SourceContentUsage
+	SourceContentUsage UsageSource = signals.SourceContentUsage
 	// SourceContentSignal: a Content-Signal line of robots.txt; Line is
 	// its line.
-	SourceContentSignal
+	SourceContentSignal UsageSource = signals.SourceContentSignal
 	// SourceContentUsageHeader: the page's Content-Usage response header.
-	SourceContentUsageHeader
+	SourceContentUsageHeader UsageSource = signals.SourceContentUsageHeader
 	// SourceContentSignalHeader: the page's Content-Signal response
 	// header.
-	SourceContentSignalHeader
+	SourceContentSignalHeader UsageSource = signals.SourceContentSignalHeader
 	// SourceTDMRepFile: a rule of the origin's /.well-known/tdmrep.json
 	// (TDMRep); Line is the rule's index in the file's array, from 0.
-	SourceTDMRepFile
+	SourceTDMRepFile UsageSource = signals.SourceTDMRepFile
 	// SourceTDMRepHeader: the page's tdm-reservation response header.
-	SourceTDMRepHeader
+	SourceTDMRepHeader UsageSource = signals.SourceTDMRepHeader
 	// SourceTDMRepMeta: a <meta name="tdm-reservation"> tag of the page.
-	SourceTDMRepMeta
+	SourceTDMRepMeta UsageSource = signals.SourceTDMRepMeta
 	// SourceXRobotsTag: noai (or, on an image, noimageai) in an
 	// X-Robots-Tag header for the crawler.
-	SourceXRobotsTag
+	SourceXRobotsTag UsageSource = signals.SourceXRobotsTag
 	// SourceMetaRobots: noai or noimageai in a robots meta tag for the
 	// crawler.
-	SourceMetaRobots
+	SourceMetaRobots UsageSource = signals.SourceMetaRobots
 )
 
 // SourceHeader is SourceContentUsageHeader, named before the other
 // headers were read.
 const SourceHeader = SourceContentUsageHeader
-
-// String names the source as a report shows it: "Content-Usage line",
-// "Content-Signal header", "tdmrep.json", "X-Robots-Tag" and so on.
-func (s UsageSource) String() string { return signals.Source(s).String() }
 
 // UsageStatement is one mechanism's preference for one vocabulary key,
 // and where it was stated.
@@ -127,7 +125,7 @@ func (s UsageStatement) String() string { return s.signal().String() }
 
 // signal is s in package signals' terms.
 func (s UsageStatement) signal() signals.Statement {
-	return signals.Statement{Key: s.Key, Preference: signals.Preference(s.Preference), Source: signals.Source(s.Source), Line: s.Line}
+	return signals.Statement{Key: s.Key, Preference: signals.Preference(s.Preference), Source: s.Source, Line: s.Line}
 }
 
 // Usage is the AI usage preferences stated for one URL or page. Each
@@ -184,9 +182,9 @@ func joinStatements(stmts []UsageStatement) string {
 }
 
 // statementOf is a statement of package signals as a UsageStatement: the
-// preferences and sources are numbered alike (see the checks below).
+// preferences are numbered alike (see the checks below).
 func statementOf(s signals.Statement) UsageStatement {
-	return UsageStatement{Key: s.Key, Preference: Preference(s.Preference), Source: UsageSource(s.Source), Line: s.Line}
+	return UsageStatement{Key: s.Key, Preference: Preference(s.Preference), Source: s.Source, Line: s.Line}
 }
 
 func statementsOf(stmts []signals.Statement) []UsageStatement {
@@ -200,8 +198,8 @@ func statementsOf(stmts []signals.Statement) []UsageStatement {
 	return out
 }
 
-// Package signals numbers preferences and sources as this package does;
-// each pair of constants below fails to compile if one stops doing so.
+// Package signals numbers preferences as this package does; each pair of
+// constants below fails to compile if one stops doing so.
 const (
 	_ uint8 = uint8(PreferenceNone) - uint8(signals.None)
 	_ uint8 = uint8(signals.None) - uint8(PreferenceNone)
@@ -209,27 +207,6 @@ const (
 	_ uint8 = uint8(signals.Yes) - uint8(PreferenceYes)
 	_ uint8 = uint8(PreferenceNo) - uint8(signals.No)
 	_ uint8 = uint8(signals.No) - uint8(PreferenceNo)
-
-	_ uint8 = uint8(SourceNone) - uint8(signals.SourceNone)
-	_ uint8 = uint8(signals.SourceNone) - uint8(SourceNone)
-	_ uint8 = uint8(SourceContentUsage) - uint8(signals.SourceContentUsage)
-	_ uint8 = uint8(signals.SourceContentUsage) - uint8(SourceContentUsage)
-	_ uint8 = uint8(SourceContentSignal) - uint8(signals.SourceContentSignal)
-	_ uint8 = uint8(signals.SourceContentSignal) - uint8(SourceContentSignal)
-	_ uint8 = uint8(SourceContentUsageHeader) - uint8(signals.SourceContentUsageHeader)
-	_ uint8 = uint8(signals.SourceContentUsageHeader) - uint8(SourceContentUsageHeader)
-	_ uint8 = uint8(SourceContentSignalHeader) - uint8(signals.SourceContentSignalHeader)
-	_ uint8 = uint8(signals.SourceContentSignalHeader) - uint8(SourceContentSignalHeader)
-	_ uint8 = uint8(SourceTDMRepFile) - uint8(signals.SourceTDMRepFile)
-	_ uint8 = uint8(signals.SourceTDMRepFile) - uint8(SourceTDMRepFile)
-	_ uint8 = uint8(SourceTDMRepHeader) - uint8(signals.SourceTDMRepHeader)
-	_ uint8 = uint8(signals.SourceTDMRepHeader) - uint8(SourceTDMRepHeader)
-	_ uint8 = uint8(SourceTDMRepMeta) - uint8(signals.SourceTDMRepMeta)
-	_ uint8 = uint8(signals.SourceTDMRepMeta) - uint8(SourceTDMRepMeta)
-	_ uint8 = uint8(SourceXRobotsTag) - uint8(signals.SourceXRobotsTag)
-	_ uint8 = uint8(signals.SourceXRobotsTag) - uint8(SourceXRobotsTag)
-	_ uint8 = uint8(SourceMetaRobots) - uint8(signals.SourceMetaRobots)
-	_ uint8 = uint8(signals.SourceMetaRobots) - uint8(SourceMetaRobots)
 )
 
 // merge returns the statements of u and other together, as a page's

@@ -27,18 +27,12 @@ import (
 	"hash/fnv"
 	"io"
 	"reflect"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/storage"
+	"github.com/robotsext/robotsext/internal/marks"
 )
-
-// maxForgotten bounds the visit marks a wrapper keeps forgotten: past
-// it, the oldest are remembered again and their URLs stay unfetched, as
-// without the wrapper. Each costs a map entry of a few dozen octets.
-const maxForgotten = 1 << 15
 
 // visitStore is the storage Attach gives a collector: the collector's
 // own, with a set of visit marks to forget. Every method but IsVisited
@@ -49,22 +43,13 @@ type visitStore struct {
 
 	ext *Extension // the Extension that put it in place
 
-	// n counts the marks forgotten and not yet visited again: while it
-	// is 0, IsVisited and Visited take no lock.
-	n atomic.Int64
-
-	mu sync.Mutex
-	// cur and old are the forgotten marks, guarded by mu: the newer
-	// generation and the one before it. When cur holds maxForgotten/2,
-	// old is dropped and cur becomes old, so that at most maxForgotten
-	// marks are kept.
-	cur, old map[uint64]struct{}
+	forgotten marks.Forgotten // the marks to forget, at most marks.Max
 }
 
 // IsVisited answers false for a forgotten mark, and asks the collector's
 // storage otherwise.
 func (s *visitStore) IsVisited(id uint64) (bool, error) {
-	if s.n.Load() != 0 && s.forgotten(id) {
+	if s.forgotten.Has(id) {
 		return false, nil
 	}
 	return s.Storage.IsVisited(id)
@@ -73,54 +58,8 @@ func (s *visitStore) IsVisited(id uint64) (bool, error) {
 // Visited records id in the collector's storage and drops it from the
 // forgotten marks: the URL is being requested again.
 func (s *visitStore) Visited(id uint64) error {
-	if s.n.Load() != 0 {
-		s.remember(id)
-	}
+	s.forgotten.Remember(id)
 	return s.Storage.Visited(id)
-}
-
-// forgotten reports whether id is a forgotten mark.
-func (s *visitStore) forgotten(id uint64) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.cur[id]; ok {
-		return true
-	}
-	_, ok := s.old[id]
-	return ok
-}
-
-// remember drops id from the forgotten marks.
-func (s *visitStore) remember(id uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range [2]map[uint64]struct{}{s.cur, s.old} {
-		if _, ok := m[id]; ok {
-			delete(m, id)
-			s.n.Add(-1)
-		}
-	}
-}
-
-// forget makes the next IsVisited of id answer false.
-func (s *visitStore) forget(id uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.cur[id]; ok {
-		return
-	}
-	if _, ok := s.old[id]; ok {
-		return
-	}
-	if len(s.cur) >= maxForgotten/2 {
-		s.n.Add(-int64(len(s.old)))
-		s.old, s.cur = s.cur, nil
-	}
-	if s.cur == nil {
-		s.cur = make(map[uint64]struct{})
-	}
-	s.cur[id] = struct{}{}
-	s.n.Add(1)
 }
 
 // storageField returns the address of c's storage, or nil when this
@@ -218,7 +157,7 @@ func (e *Extension) forgetVisit(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	if id, ok := e.visitKey(r); ok {
-		w.forget(id)
+		w.forgotten.Forget(id)
 	}
 }
 

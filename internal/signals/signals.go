@@ -12,10 +12,10 @@
 // the most restrictive, as draft-ietf-aipref-vocab's "Combining
 // Preferences" says: any no is no, else any yes is yes, else nothing.
 //
-// The package is pure: it reads strings and returns values. Its
-// Preference and Source numbers are those of the root package's
-// Preference and UsageSource, so the conversion is a cast (the root checks
-// it at compile time).
+// The package is pure: it reads strings and returns values. Its Source is
+// the root package's UsageSource (an alias), and its Preference numbers
+// are those of the root's Preference, so the conversion is a cast (the
+// root checks it at compile time).
 package signals
 
 import (
