@@ -38,24 +38,27 @@ const (
 	memoSet
 )
 
+// KnownToken reports whether token is the product token p remembers:
+// the first one it found bare (see BareToken). It is small enough to be
+// inlined into the caller's check, which then asks BareToken only for
+// other tokens. A nil p knows none.
+func (p *Policy) KnownToken(token string) bool {
+	return p != nil && p.asked.state.Load() == memoSet && p.asked.ptr == unsafe.StringData(token) && p.asked.n == len(token)
+}
+
 // BareToken is the function BareToken, which p answers without a scan
-// for the first product token it was asked about (the one a crawler asks
-// every check with). A nil p scans.
+// for the token it remembers (KnownToken); the first product token it
+// scans it remembers. A nil p scans.
 func (p *Policy) BareToken(token string) bool {
-	if p == nil {
-		return BareToken(token)
-	}
-	m := &p.asked
-	set := m.state.Load() == memoSet
-	if set && m.ptr == unsafe.StringData(token) && m.n == len(token) {
+	if p.KnownToken(token) {
 		return true
 	}
 	if !BareToken(token) {
 		return false
 	}
-	if !set && m.state.CompareAndSwap(memoEmpty, memoWriting) {
-		m.ptr, m.n = unsafe.StringData(token), len(token)
-		m.state.Store(memoSet)
+	if p != nil && p.asked.state.CompareAndSwap(memoEmpty, memoWriting) {
+		p.asked.ptr, p.asked.n = unsafe.StringData(token), len(token)
+		p.asked.state.Store(memoSet)
 	}
 	return true
 }
