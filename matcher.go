@@ -32,7 +32,7 @@ func (p *Policy) Check(token, rawURL string) (v Verdict) {
 	}
 	e := p.engine()
 	setVerdict(&v, e, e.Decide(e.Select(token), path))
-	if !e.BareToken(token) && token != "*" { // without a scan for the token of the checks before
+	if !e.KnownToken(token) && !e.BareToken(token) && token != "*" { // no scan for the token of the checks before
 		v.TokenErr = ValidToken(token)
 	}
 	return v

@@ -26,36 +26,34 @@ func BareToken(s string) bool {
 // since strings do not change and the memo keeps the octets alive. It is
 // written once; a Policy asked with several tokens scans the others.
 type tokenMemo struct {
-	state atomic.Uint32 // memoEmpty, memoWriting or memoSet
-	ptr   *byte         // written before state becomes memoSet, read-only after
-	n     int           // as ptr
+	writing atomic.Bool // taken by the one writer
+	// ptr is the token's first octet, stored last: a reader that finds
+	// it finds n written.
+	ptr atomic.Pointer[byte]
+	n   int // written before ptr, read-only after
 }
 
-// The states of a tokenMemo.
-const (
-	memoEmpty = iota
-	memoWriting
-	memoSet
-)
+// KnownToken reports whether token is the product token p remembers:
+// the first one it found bare (see BareToken). It is small enough to be
+// inlined into the caller's check, which then asks BareToken only for
+// other tokens. A nil p knows none.
+func (p *Policy) KnownToken(token string) bool {
+	return p != nil && p.asked.ptr.Load() == unsafe.StringData(token) && p.asked.n == len(token) && token != ""
+}
 
 // BareToken is the function BareToken, which p answers without a scan
-// for the first product token it was asked about (the one a crawler asks
-// every check with). A nil p scans.
+// for the token it remembers (KnownToken); the first product token it
+// scans it remembers. A nil p scans.
 func (p *Policy) BareToken(token string) bool {
-	if p == nil {
-		return BareToken(token)
-	}
-	m := &p.asked
-	set := m.state.Load() == memoSet
-	if set && m.ptr == unsafe.StringData(token) && m.n == len(token) {
+	if p.KnownToken(token) {
 		return true
 	}
 	if !BareToken(token) {
 		return false
 	}
-	if !set && m.state.CompareAndSwap(memoEmpty, memoWriting) {
-		m.ptr, m.n = unsafe.StringData(token), len(token)
-		m.state.Store(memoSet)
+	if p != nil && p.asked.writing.CompareAndSwap(false, true) {
+		p.asked.n = len(token)
+		p.asked.ptr.Store(unsafe.StringData(token))
 	}
 	return true
 }

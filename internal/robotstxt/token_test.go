@@ -38,6 +38,23 @@ func TestBareTokenMemo(t *testing.T) {
 			t.Errorf("%s: the function: BareToken(%q) = %v, want %v", st.name, st.token, got, st.want)
 		}
 	}
+	known := []struct {
+		token string
+		want  bool
+	}{
+		{ua[:6], true},    // the first bare token asked
+		{ua, false},       // its address, another length
+		{"BarBot", false}, // bare, but asked after the first
+		{"FooBot/2", false},
+	}
+	for _, k := range known {
+		if got := p.KnownToken(k.token); got != k.want {
+			t.Errorf("KnownToken(%q) = %v, want %v", k.token, got, k.want)
+		}
+		if null.KnownToken(k.token) {
+			t.Errorf("nil Policy: KnownToken(%q) = true", k.token)
+		}
+	}
 }
 
 // TestBareTokenConcurrent: goroutines asking one Policy about their own
