@@ -22,7 +22,9 @@ import (
 // most one mutex (the LRU's, none when the origin is the one last looked
 // up) before the pace, allocates nothing, and paces without a lock unless
 // some host is paced (every host is, by its Crawl-delay or the default
-// pace, but those stating "Crawl-delay: 0"): then the pacer's lock twice.
+// pace, but those stating "Crawl-delay: 0"): then the pacer's lock at
+// most once, none when the request before was to the same host
+// (internal/pacing/book.go).
 func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
