@@ -80,9 +80,7 @@ func (e *Extension) newPacing() {
 	clock := pacing.Clock{Now: cfg.now, Sleep: cfg.sleep} // fetchedAt values come from this clock
 	health := backendHealth{e}
 	pacerClock := clock
-	if !cfg.nowSet {
-		pacerClock.Now = nil // time.Now, which the Pacer then knows and reads cheaper (its monotonic part alone)
-	}
+	pacerClock.Now = cfg.clock() // nil for time.Now, which the Pacer then knows and reads cheaper (its monotonic part alone)
 	e.pacer = pacing.New(pacing.Config{
 		MaxDelay:    cfg.maxCrawlDelay,
 		Default:     cfg.defaultDelay,

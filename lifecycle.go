@@ -26,7 +26,7 @@ func (e *Extension) newCache() *lifecycle.Cache {
 
 		LeaseMargin:    cfg.leaseMargin,
 		LocalRetryWait: cfg.localRetryWait,
-		Now:            cfg.now,
+		Now:            cfg.clock(),
 		Logger:         cfg.logger,
 
 		Header:     e.requestHeader,

@@ -387,6 +387,16 @@ func withClock(now func() time.Time) Option {
 	}
 }
 
+// clock is the clock for the machinery that tells the real clock by a nil
+// one (and then reads its monotonic part alone): nil unless WithClock
+// gave one.
+func (c *config) clock() func() time.Time {
+	if !c.nowSet {
+		return nil
+	}
+	return c.now
+}
+
 // managedHeader reports headers the robots.txt fetch sets itself.
 func managedHeader(k string) bool { return lifecycle.Managed(k) }
 

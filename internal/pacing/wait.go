@@ -30,7 +30,7 @@ func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
 
 // wait is Wait once some host has a delay.
 func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
-	if pc.shared(HostKey(host)) {
+	if pc.starter != nil && pc.shared(HostKey(host)) { // the host's key only for a fleet
 		t0 := pc.now()
 		paced, err := pc.acquire(ctx, host, tok)
 		if paced && err == nil && pc.observe != nil {
