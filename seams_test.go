@@ -4,7 +4,8 @@ package robotsext
 // features a user combines it with (a cancelled context, a retry idiom, a
 // request limit, a depth limit, revisits, a cache directory, Async with
 // Wait; TestSeamsAttach: a Clone or a storage before or after Apply, a
-// User-Agent changed after Apply). Each row crawls a real loopback server and asserts what the
+// User-Agent changed after Apply; TestSeamsPageCache: WithPageCache with a
+// transport replaced, Colly's CacheDir, an abort after the claim). Each row crawls a real loopback server and asserts what the
 // server saw (requests, their count, their gaps) and what the callbacks
 // saw. A seam found later gets a row here.
 
@@ -1149,6 +1150,92 @@ func TestSeamsAttach(t *testing.T) {
 			if got, want := l.count("may stay marked visited"), map[bool]int{true: 1}[tt.warned]; got != want {
 				t.Errorf("%d warnings about the storage, want %d:\n%s", got, want, l.String())
 			}
+		})
+	}
+}
+
+// TestSeamsPageCache: WithPageCache crossed with what a user does to the
+// collector after Apply (a transport replaced, Colly's own CacheDir, a
+// later OnRequest callback that aborts). Each row crawls the page cache's
+// loopback site (cacheSite, pagecache_test.go) and asserts at the server
+// and at the callbacks.
+func TestSeamsPageCache(t *testing.T) {
+	t.Parallel()
+	rows := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		// SetProxyFunc after Apply replaces the
+		// cache's transport. The first page the cache would have served fails
+		// unsent (the claim's marker is refused by net/http), one Warn says so,
+		// and every later page goes out paced.
+		{"a transport replaced after Apply (SetProxyFunc)", func(t *testing.T) {
+			clk := &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+			s := newCacheSite(t, clk, "User-agent: *\nCrawl-delay: 1\n")
+			dir := t.TempDir()
+			urls := s.urls("fresh")
+			crawlCached(t, s, urls, nil, WithPageCache(dir))
+			second := crawlCached(t, s, urls, func(c *colly.Collector, _ *Extension) { c.SetProxyFunc(http.ProxyFromEnvironment) }, WithPageCache(dir))
+			if len(second.errs) != 1 || second.requests != 2 {
+				t.Errorf("errors %q and %d requests, want 1 error and 2 requests", second.errs, second.requests)
+			}
+			if second.moved < time.Second {
+				t.Errorf("the requests that went out waited %v of pace", second.moved)
+			}
+			if n := strings.Count(second.logs, "transport was replaced"); n != 1 {
+				t.Errorf("%d warnings of the replaced transport, want 1", n)
+			}
+			// Wrapped after Apply, the cache stays.
+			third := crawlCached(t, s, urls, func(c *colly.Collector, e *Extension) { c.WithTransport(e.PageTransport(http.DefaultTransport)) }, WithPageCache(dir))
+			if third.requests != 0 || len(third.errs) != 0 {
+				t.Errorf("wrapped: %d requests, errors %q", third.requests, third.errs)
+			}
+		}},
+		// a page Colly serves from its own CacheDir
+		// waits no pace; beside WithPageCache it gets one warning.
+		{"Colly's CacheDir, alone and beside WithPageCache", func(t *testing.T) {
+			clk := &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+			s := newCacheSite(t, clk, "User-agent: *\nCrawl-delay: 1\n")
+			dir := t.TempDir()
+			cacheDir := func(c *colly.Collector, _ *Extension) { c.CacheDir = dir }
+			crawlCached(t, s, s.urls("nostore"), cacheDir)
+			second := crawlCached(t, s, s.urls("nostore"), cacheDir)
+			if second.requests != 0 || second.moved != 0 || len(second.bodies) != 3 {
+				t.Errorf("second run: %d requests, %v of pace, %d pages; want 0, 0, 3", second.requests, second.moved, len(second.bodies))
+			}
+			both := crawlCached(t, s, s.urls("nostore"), cacheDir, WithPageCache(t.TempDir()))
+			if n := strings.Count(both.logs, "CacheDir is set beside WithPageCache"); n != 1 {
+				t.Errorf("%d warnings of CacheDir beside WithPageCache, want 1", n)
+			}
+		}},
+		// a request a later OnRequest callback
+		// aborts after the cache claimed it leaves no mark behind for long.
+		{"a request aborted after the page cache claimed it", func(t *testing.T) {
+			clk := &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+			s := newCacheSite(t, clk, "User-agent: *\nCrawl-delay: 0\n")
+			dir := t.TempDir()
+			urls := s.urls("fresh")[:1]
+			crawlCached(t, s, urls, nil, WithPageCache(dir))
+			var ext *Extension
+			run := crawlCached(t, s, nil, func(c *colly.Collector, e *Extension) {
+				ext = e
+				c.OnRequest(func(r *colly.Request) { r.Abort() })
+				for range maxLocal + 10 {
+					_ = c.Visit(urls[0])
+				}
+			}, WithPageCache(dir))
+			if n := ext.localN.Load(); n > maxLocal {
+				t.Errorf("%d marks left by aborted requests, want at most %d", n, maxLocal)
+			}
+			if run.requests != 0 {
+				t.Errorf("%d requests", run.requests)
+			}
+		}},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			row.run(t)
 		})
 	}
 }
