@@ -1,13 +1,14 @@
 package robotsext
 
 // This file is the home of the seams: Apply crossed with the Colly
-// features a user combines it with (a cancelled context, a retry idiom, a
-// request limit, a depth limit, revisits, a cache directory, Async with
-// Wait; TestSeamsAttach: a Clone or a storage before or after Apply, a
-// User-Agent changed after Apply; TestSeamsPageCache: WithPageCache with a
-// transport replaced, Colly's CacheDir, an abort after the claim). Each row crawls a real loopback server and asserts what the
-// server saw (requests, their count, their gaps) and what the callbacks
-// saw. A seam found later gets a row here.
+// features a user combines it with. TestSeams: a cancelled context, a
+// retry idiom, a request limit, a depth limit, revisits, a cache
+// directory, Async with Wait. TestSeamsAttach: a Clone or a storage
+// before or after Apply, a User-Agent changed after Apply.
+// TestSeamsPageCache: WithPageCache with a transport replaced, Colly's
+// CacheDir, an abort after the claim. Each row crawls a real loopback
+// server and asserts what the server saw (requests, their count, their
+// gaps) and what the callbacks saw. A seam found later gets a row here.
 
 import (
 	"bytes"
