@@ -87,6 +87,7 @@ func (e *Extension) newPacing() {
 		Rand:        cfg.rand,
 		Logger:      cfg.logger,
 		Clock:       pacerClock,
+		Epoch:       cfg.epoch,
 		Backend:     cfg.backend,
 		Health:      health,
 		ObserveWait: e.stats.paceWaits.Observe,

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -282,4 +283,77 @@ func countBefore(ts []time.Time, limit time.Time) int {
 		}
 	}
 	return n
+}
+
+// slowRobots answers robots.txt with body after moving clk by took, as a
+// fetch that took that long, and every other URL with a page at once.
+type slowRobots struct {
+	clk  *stillClock
+	took time.Duration
+	body string
+}
+
+func (s slowRobots) RoundTrip(req *http.Request) (*http.Response, error) {
+	body := "<html></html>"
+	if req.URL.Path == "/robots.txt" {
+		s.clk.mu.Lock()
+		s.clk.t = s.clk.t.Add(s.took)
+		s.clk.mu.Unlock()
+		body = s.body
+	}
+	return &http.Response{StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"text/plain"}}, Body: io.NopCloser(strings.NewReader(body)),
+		ContentLength: int64(len(body)), Request: req}, nil
+}
+
+// TestHookReadsClockAfterWait: the OnRequest hook reads the clock once for
+// the robots.txt cache and the pace, and again when a step between them
+// may have waited (here the robots.txt fetch): a slot is never booked from
+// a reading taken before a wait. A first request after a 5 s fetch of a
+// file stating "Crawl-delay: 2" goes at once, as the fetch ended more than
+// the delay after it began; booked from the reading before the fetch, it
+// would wait 2 s for nothing.
+func TestHookReadsClockAfterWait(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		took      time.Duration
+		wantWaits []time.Duration // of three requests in turn
+	}{
+		{"a fetch longer than the delay", 5 * time.Second, []time.Duration{0, 2 * time.Second, 2 * time.Second}},
+		{"a fetch that took no time", 0, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := &stillClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), moves: make(chan struct{})}
+			close(clk.moves) // moved by the waits and the fetch alone
+			var waits []time.Duration
+			sleep := func(ctx context.Context, d time.Duration) error {
+				waits = append(waits, d)
+				return clk.sleep(ctx, d)
+			}
+			c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; AcmeBot/1.0; +https://acme.example/bot)"))
+			e := Apply(c, quiet(), WithClock(clk.now), withSleep(sleep), withRand(noJitter),
+				WithHTTPClient(&http.Client{Transport: slowRobots{clk: clk, took: tt.took, body: "User-agent: *\nCrawl-delay: 2\n"}}))
+			var got []time.Duration
+			for i := range tt.wantWaits {
+				u, _ := url.Parse(fmt.Sprintf("http://slow.test/p%d", i))
+				waits = nil
+				r := &colly.Request{URL: u, Method: "GET", Headers: &http.Header{}, Ctx: colly.NewContext()}
+				e.onRequest(c, r)
+				if r.IsAbort() {
+					t.Fatalf("request %d aborted", i)
+				}
+				var w time.Duration
+				for _, d := range waits {
+					w += d
+				}
+				got = append(got, w)
+			}
+			if !slices.Equal(got, tt.wantWaits) {
+				t.Errorf("waits %v, want %v", got, tt.wantWaits)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
+	"time"
 
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
@@ -18,13 +19,14 @@ import (
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
 
-// onRequest is the OnRequest hook. Once the origin is cached it takes at
-// most one mutex (the LRU's, none when the origin is the one last looked
-// up) before the pace, allocates nothing, and paces without a lock unless
-// some host is paced (every host is, by its Crawl-delay or the default
-// pace, but those stating "Crawl-delay: 0"): then the pacer's lock at
-// most once, none when the request before was to the same host
-// (internal/pacing/book.go).
+// onRequest is the OnRequest hook. Once the origin is cached it reads the
+// clock once (for the cache and the pace, again only after a step that
+// may have waited), takes at most one mutex (the LRU's, none when the
+// origin is the one last looked up) before the pace, allocates nothing,
+// and paces without a lock unless some host is paced (every host is, by
+// its Crawl-delay or the default pace, but those stating "Crawl-delay:
+// 0"): then the pacer's lock at most once, none when the request before
+// was to the same host (internal/pacing/book.go).
 func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
@@ -41,7 +43,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		return
 	}
 	ctx := contextOf(c)
-	en, err := e.entryFor(ctx, o)
+	en, now, hit, err := e.entryAt(ctx, o) // now: the one reading of the clock, for the cache and the pace
 	if err != nil {
 		if !errors.Is(err, ErrLocal) { // the collector's context ended; Colly fails the request
 			e.stats.cancelled.Add(1)
@@ -59,6 +61,10 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
+	// waited: a step since now may have waited (a fetch of robots.txt or
+	// tdmrep.json, a pause, the adaptive pace, the user's OnBlocked), and
+	// the pace reads the clock again.
+	waited := !hit || len(e.cfg.purposes) > 0
 	var v Verdict
 	if e.decideRequest(ctx, &v, en, r.URL) != nil {
 		e.stats.cancelled.Add(1) // the context ended while tdmrep.json was fetched; Colly fails the request
@@ -71,8 +77,11 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	// pagecache.go: an allowed page served from a cache sends nothing, so
 	// it waits for neither a paused host nor the pace.
 	local := v.Allowed && (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r)
-	if v.Allowed && !local && e.pauses.Active() && !e.admitted(ctx, r, o.Host) { // backoff.go
-		return
+	if v.Allowed && !local && e.pauses.Active() { // backoff.go
+		waited = true
+		if !e.admitted(ctx, r, o.Host) {
+			return
+		}
 	}
 	e.stats.decided(v)
 	if !v.Allowed {
@@ -83,27 +92,37 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		if !e.cfg.shadow {
 			return
 		}
+		waited = true
 	}
 	if local {
 		return
 	}
-	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
-		return // the context ended and Colly fails the request
+	if e.adaptive.On() {
+		waited = true
+		if e.adaptive.Wait(ctx, o.Host) != nil {
+			return // the context ended and Colly fails the request
+		}
 	}
 	if e.pacer.Paced() {
-		e.paceWait(ctx, r, o.Host)
+		if waited {
+			now = e.cfg.instant()
+		}
+		e.paceWait(ctx, r, o.Host, now)
 	}
 }
 
-// paceWait waits for r's start at host (pacing.Pacer.Wait): when the
-// fleet's Backend holds r back for its host's back-off, r waits while the
-// host is paused (or is refused, as in Admit) and asks again. On another
-// error the context ended, and Colly fails the request.
-func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string) {
-	for errors.Is(e.pacer.Wait(ctx, host, r), pacing.ErrPaused) {
+// paceWait waits for r's start at host, booked as of the instant now
+// (pacing.Pacer.WaitAt): when the fleet's Backend holds r back for its
+// host's back-off, r waits while the host is paused (or is refused, as in
+// Admit) and asks again. On another error the context ended, and Colly
+// fails the request.
+func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string, now time.Duration) {
+	err := e.pacer.WaitAt(ctx, host, r, now)
+	for errors.Is(err, pacing.ErrPaused) {
 		if !e.admitted(ctx, r, host) || ctx.Err() != nil {
 			return
 		}
+		err = e.pacer.Wait(ctx, host, r) // after a wait: the clock read anew
 	}
 }
 
@@ -147,7 +166,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 		return
 	}
 	if e.pacer.Paced() {
-		e.paceWait(ctx, r, o.Host)
+		e.paceWait(ctx, r, o.Host, e.cfg.instant())
 	}
 }
 

@@ -10,6 +10,7 @@ package robotsext
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
 )
@@ -27,6 +28,7 @@ func (e *Extension) newCache() *lifecycle.Cache {
 		LeaseMargin:    cfg.leaseMargin,
 		LocalRetryWait: cfg.localRetryWait,
 		Now:            cfg.clock(),
+		Epoch:          cfg.epoch,
 		Logger:         cfg.logger,
 
 		Header:     e.requestHeader,
@@ -58,10 +60,20 @@ func (e *Extension) newTDMRep() *lifecycle.TDMRep {
 // missing or expired (lifecycle.Cache.Get); with a Backend that shares
 // pauses, it first reads the fleet's pauses when due (backoff.go).
 func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycle.Entry, error) {
+	en, _, _, err := e.entryAt(ctx, o)
+	return en, err
+}
+
+// entryAt is entryFor for the OnRequest hook, which reads the clock once:
+// now is the instant the entry was found fresh at, and hit reports that
+// it was cached and fresh, so that nothing waited since now.
+func (e *Extension) entryAt(ctx context.Context, o lifecycle.Origin) (en *lifecycle.Entry, now time.Duration, hit bool, err error) {
 	if e.pauses.Fleet() {
 		e.pauses.Poll(e.cfg.now(), o.Host)
 	}
-	return e.cache.Get(ctx, o)
+	now = e.cfg.instant()
+	en, hit, err = e.cache.GetAt(ctx, o, now)
+	return en, now, hit, err
 }
 
 // installed tells the pacer of the entry the cache installed, and, for a

@@ -126,6 +126,9 @@ type config struct {
 	defaultDelaySet bool
 	// rand is the jitter's randomness (nil: math/rand/v2); tests fix it.
 	rand func() float64
+	// epoch is when newConfig ran: the instant 0 of the clock the pacer
+	// and the robots.txt cache share (instant). Read-only.
+	epoch time.Time
 }
 
 func newConfig(opts []Option) *config {
@@ -137,6 +140,7 @@ func newConfig(opts []Option) *config {
 		fetchConcurrency: defaultFetchConcurrency,
 		now:              time.Now,
 		sleep:            pacing.SleepReal,
+		epoch:            time.Now(),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -395,6 +399,17 @@ func (c *config) clock() func() time.Time {
 		return nil
 	}
 	return c.now
+}
+
+// instant reads the clock once, as an offset from epoch, for the steps of
+// a request that need the time: the robots.txt cache's freshness and the
+// pace's booking take it as it is. On the real clock it reads the
+// monotonic clock alone (time.Since), about half of what time.Now costs.
+func (c *config) instant() time.Duration {
+	if !c.nowSet {
+		return time.Since(c.epoch)
+	}
+	return c.now().Sub(c.epoch)
 }
 
 // managedHeader reports headers the robots.txt fetch sets itself.

@@ -41,6 +41,9 @@ type Config struct {
 	LeaseMargin, LocalRetryWait time.Duration
 	// Now is the clock of lifetimes; nil: time.Now.
 	Now func() time.Time
+	// Epoch is the instant 0 of that clock: GetAt takes the clock read as
+	// an offset from it. Zero: Now() when New runs.
+	Epoch time.Time
 	// Logger takes the Cache's warnings; nil: none.
 	Logger *slog.Logger
 
@@ -111,9 +114,8 @@ type Cache struct {
 
 	hits, misses, localErrors atomic.Uint64
 
-	// realClock: Config.Now was nil, and Get tells a fresh entry by the
-	// monotonic clock alone, as an offset from epoch (fresh). Read-only
-	// after New.
+	// realClock: Config.Now was nil, and Get reads the monotonic clock
+	// alone, as an offset from epoch (now). Read-only after New.
 	realClock bool
 	epoch     time.Time
 }
@@ -133,7 +135,11 @@ func New(cfg Config) *Cache {
 	if cfg.LocalRetryWait <= 0 {
 		cfg.LocalRetryWait = defaultLocalRetryWait
 	}
-	c := &Cache{cfg: cfg, errs: &cfg.Fetcher.cfg.Errors, realClock: realClock, epoch: cfg.Now()}
+	epoch := cfg.Epoch
+	if epoch.IsZero() {
+		epoch = cfg.Now()
+	}
+	c := &Cache{cfg: cfg, errs: &cfg.Fetcher.cfg.Errors, realClock: realClock, epoch: epoch}
 	c.lru = newLRU(cfg.Size, cfg.MaxBytes, c.evicted)
 	if f, ok := cfg.Backend.(backend.Forgetter); ok && f != nil {
 		c.forgetter = f
@@ -147,30 +153,41 @@ func New(cfg Config) *Cache {
 // could not fetch robots.txt after a few tries. Once o is cached, Get
 // takes at most the LRU's mutex and allocates nothing.
 func (c *Cache) Get(ctx context.Context, o Origin) (*Entry, error) {
+	en, _, err := c.GetAt(ctx, o, c.now())
+	return en, err
+}
+
+// GetAt is Get for a caller that has read the clock already: now, that
+// reading as an offset from Config.Epoch, tells whether o's cached entry
+// is still in force. hit reports that it was, and that GetAt returned
+// without a fetch or a wait.
+func (c *Cache) GetAt(ctx context.Context, o Origin, now time.Duration) (en *Entry, hit bool, err error) {
 	if c.forgetter != nil {
-		c.maybePurge(c.cfg.Now())
+		c.maybePurge(c.epoch.Add(now))
 	}
-	en := c.lru.atFront(o) // inlined: no call for a crawl of one host
+	en = c.lru.atFront(o) // inlined: no call for a crawl of one host
 	if en == nil {
 		en = c.lru.get(o)
 	}
-	if en != nil && c.fresh(en) {
+	if en != nil && now < en.Expires.Sub(c.epoch) {
 		c.hits.Add(1)
-		return en, nil
+		return en, true, nil
 	}
-	return c.miss(ctx, o)
+	en, err = c.miss(ctx, o)
+	return en, false, err
 }
 
-// fresh reports whether en is still in force. On the real clock it reads
-// the monotonic clock alone (time.Since), about half of what time.Now
-// costs, which reads the wall clock too: en's expiry is compared as an
-// offset from the Cache's epoch (a wall-clock difference when Expires
-// carries no monotonic reading, as a record from a Backend does).
-func (c *Cache) fresh(en *Entry) bool {
+// now reads the Cache's clock as an offset from its epoch. On the real
+// clock it reads the monotonic clock alone (time.Since), about half of
+// what time.Now costs, which reads the wall clock too. An entry's expiry
+// is compared as an offset from the same epoch (a wall-clock difference
+// when Expires carries no monotonic reading, as a record from a Backend
+// does).
+func (c *Cache) now() time.Duration {
 	if c.realClock {
-		return time.Since(c.epoch) < en.Expires.Sub(c.epoch)
+		return time.Since(c.epoch)
 	}
-	return c.cfg.Now().Before(en.Expires)
+	return c.cfg.Now().Sub(c.epoch)
 }
 
 // Peek returns o's entry as cached, fresh or not, without fetching or

@@ -344,3 +344,43 @@ func TestCacheBackendDown(t *testing.T) {
 		t.Errorf("%d backend calls, %d requests; want the backend left alone while down", b.calls.Load(), mt.GetTotalCallCount())
 	}
 }
+
+// TestCacheGetAt: GetAt tells a cached entry fresh by the instant its
+// caller read, as an offset from Config.Epoch, not by the clock, and says
+// whether it answered from the cache (hit) or had to fetch.
+func TestCacheGetAt(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	mt, cl := mock()
+	var requests atomic.Int32
+	mt.RegisterResponder("GET", testRobots, func(req *http.Request) (*http.Response, error) {
+		requests.Add(1)
+		return respond(200, testRules, "Cache-Control", "max-age=600")(req)
+	})
+	epoch := clk.Now().Add(-time.Hour)
+	c := newTestCache(cl, clk, func(cfg *Config) { cfg.Epoch = epoch })
+	fetchedAt := clk.Now().Sub(epoch) // the entry is fresh for 600 s from here
+	steps := []struct {
+		name      string
+		now       time.Duration // the reading given
+		clock     time.Duration // where the clock is, as an offset from epoch too
+		wantHit   bool
+		wantFetch int32
+	}{
+		{"not cached: fetched", fetchedAt, fetchedAt, false, 1},
+		{"cached and fresh", fetchedAt + time.Second, fetchedAt + time.Second, true, 1},
+		{"fresh by the reading, though the clock has passed the expiry", fetchedAt + 2*time.Second, fetchedAt + time.Hour, true, 1},
+		{"the last instant before expiry", fetchedAt + 600*time.Second - 1, fetchedAt + time.Hour, true, 1},
+		{"an instant past expiry: fetched again", fetchedAt + 600*time.Second, fetchedAt + 600*time.Second, false, 2},
+	}
+	for _, st := range steps {
+		clk.Advance(st.clock - clk.Now().Sub(epoch)) // the fetch path reads the clock
+		en, hit, err := c.GetAt(context.Background(), testHost, st.now)
+		if err != nil || en == nil {
+			t.Fatalf("%s: entry %v, error %v", st.name, en, err)
+		}
+		if hit != st.wantHit || requests.Load() != st.wantFetch {
+			t.Errorf("%s: hit %v after %d requests, want %v after %d", st.name, hit, requests.Load(), st.wantHit, st.wantFetch)
+		}
+	}
+}

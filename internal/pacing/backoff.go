@@ -374,7 +374,7 @@ func (b *Backoff) pauseHost(host, key string, cause Cause, status int, ra string
 // Neither is pushed past the cap by its jitter: a pause asked for within
 // the cap stays within it and is not reported as capped.
 func (b *Backoff) jittered(base, after time.Duration) (time.Duration, time.Duration) {
-	u := b.pacer.rand()
+	u := b.pacer.random()
 	base = min(base+jitterOf(base, u), b.limit)
 	if after > 0 && after <= b.limit {
 		after = min(after+jitterOf(after, u), b.limit)

@@ -21,7 +21,7 @@ func TestBookConcurrent(t *testing.T) {
 	hosts := make([]*hostPace, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { waits[i], hosts[i] = pc.book("a.example") })
+		wg.Go(func() { waits[i], hosts[i] = pc.book("a.example", pc.nowInstant) })
 	}
 	wg.Wait()
 	slices.Sort(waits)
@@ -84,7 +84,7 @@ func TestRealClockBooking(t *testing.T) {
 	const delay = time.Hour // far longer than the test can take
 	fetched := time.Now()
 	pc.Loaded("a.example", delay, true, fetched)
-	d, h := pc.book("a.example")
+	d, h := pc.book("a.example", pc.nowInstant)
 	if h == nil {
 		t.Fatal("the host is not paced")
 	}
@@ -92,5 +92,55 @@ func TestRealClockBooking(t *testing.T) {
 	// since the fetch, which the test measures around the booking.
 	if lo, hi := delay-time.Since(fetched), delay; d < lo || d > hi {
 		t.Errorf("wait %v, want within [%v, %v]", d, lo, hi)
+	}
+}
+
+// TestWaitAt: WaitAt books from the instant its caller read, as an offset
+// from Config.Epoch, and not from the clock: the hook reads the clock once
+// for the robots.txt cache and the pace. A reading taken before a step
+// that waited would book the slot early, so the hook reads again then
+// (TestHookReadsClockAfterWait at the root).
+func TestWaitAt(t *testing.T) {
+	t.Parallel()
+	epoch := paceEpoch.Add(-time.Hour) // the instants count from here, not from the clock's start
+	tests := []struct {
+		name     string
+		clockAt  time.Duration // the Pacer's clock, after paceEpoch
+		now      time.Duration // the instant given, after epoch
+		wantWait time.Duration // of the second request, booked at the same instant
+	}{
+		{"the reading is the clock's", 0, time.Hour, time.Second},
+		{"a reading of the clock", 3 * time.Second, time.Hour + 3*time.Second, time.Second},
+		{"an older reading books from the reading, whatever the clock says", 10 * time.Second, time.Hour + 5*time.Second, time.Second},
+		{"a reading a second later", 0, time.Hour + time.Second, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := &paceClock{t: paceEpoch.Add(tt.clockAt)}
+			var slept time.Duration
+			pc := New(Config{Rand: noJitter, Epoch: epoch, Clock: Clock{Now: clk.now, Sleep: func(ctx context.Context, d time.Duration) error { slept = d; return ctx.Err() }}})
+			pc.Loaded("a.example", time.Second, true, paceEpoch.Add(tt.now-time.Hour-time.Second)) // fetched a delay before the reading: the first slot is the reading itself
+			if err := pc.WaitAt(context.Background(), "a.example", "r1", tt.now); err != nil {
+				t.Fatal(err)
+			}
+			if slept != 0 {
+				t.Fatalf("the first request waited %v, want none", slept)
+			}
+			if err := pc.WaitAt(context.Background(), "a.example", "r2", tt.now); err != nil {
+				t.Fatal(err)
+			}
+			if slept != tt.wantWait {
+				t.Errorf("the second request waited %v, want %v", slept, tt.wantWait)
+			}
+			// A third request a second after the reading waits for the
+			// third slot, two delays after the reading.
+			if err := pc.WaitAt(context.Background(), "a.example", "r3", tt.now+time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if slept != time.Second {
+				t.Errorf("the third request waited %v, want 1s", slept)
+			}
+		})
 	}
 }

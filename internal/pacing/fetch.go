@@ -24,7 +24,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 	}
 	key := HostKey(host)
 	claimWait := false
-	u := pc.rand() // this start's jitter, as a share of the delay
+	u := pc.random() // this start's jitter, as a share of the delay
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]

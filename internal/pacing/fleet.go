@@ -105,7 +105,7 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 		return true, err
 	}
 	btok := pc.names.next()
-	u := pc.rand() // this start's jitter, as a share of the delay
+	u := pc.random() // this start's jitter, as a share of the delay
 	if pc.queuer != nil {
 		err := pc.acquireQueued(ctx, key, tok, btok, u)
 		if errors.Is(err, errFallback) {

@@ -39,7 +39,8 @@ type Config struct {
 	Default time.Duration
 	// Rand returns a number in [0, 1): the share of the largest jitter
 	// (a tenth of the delay) a paced start or a back-off pause gets on top
-	// of its delay. nil: math/rand/v2's Float64. Tests pass a fixed one.
+	// of its delay. nil: the runtime's random numbers (math/rand/v2). Tests
+	// pass a fixed one.
 	Rand func() float64
 	// Logger receives one warning per clamped host and one per host
 	// whose Backend answers cannot be right; nil: nothing is logged.
@@ -48,6 +49,9 @@ type Config struct {
 	// from the same clock. A nil Now is time.Now, which the booking then
 	// reads through its monotonic part alone (book.go).
 	Clock Clock
+	// Epoch is the instant 0 of the Pacer's clock: WaitAt takes the clock
+	// read as an offset from it. Zero: Clock.Now() when New runs.
+	Epoch time.Time
 	// Backend keeps the fleet's pace (nil: this process paces alone):
 	// through Start and, with a Claimer, Claim when it is a
 	// backend.Starter, through Reserve otherwise.
@@ -122,7 +126,7 @@ type Pacer struct {
 	observe func(time.Duration)
 	names   tokenSource    // names this process's requests in the Starter
 	def     time.Duration  // Config.Default, ≤ max; 0: silent hosts are not paced
-	rand    func() float64 // Config.Rand, never nil
+	rand    func() float64 // Config.Rand; nil: random (see random)
 
 	// now and sleep are Config.Clock's.
 	now   func() time.Time
@@ -206,9 +210,6 @@ func New(cfg Config) *Pacer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Rand == nil {
-		cfg.Rand = rand.Float64
-	}
 	clk := cfg.Clock.settled()
 	pc := &Pacer{
 		def:       min(max(cfg.Default, 0), cfg.MaxDelay),
@@ -230,7 +231,10 @@ func New(cfg Config) *Pacer {
 		fleetClaims:  make(map[any]grant),
 		unclaimLater: make(map[string]grant),
 	}
-	pc.epoch = pc.now()
+	pc.epoch = cfg.Epoch
+	if pc.epoch.IsZero() {
+		pc.epoch = pc.now()
+	}
 	pc.names.prefix = newTokenPrefix()
 	if s, ok := cfg.Backend.(backend.Starter); ok && s != nil {
 		pc.starter = s
@@ -258,7 +262,17 @@ func (pc *Pacer) jitter(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return jitterOf(d, pc.rand())
+	return jitterOf(d, pc.random())
+}
+
+// random returns Config.Rand's next number, or without one a random number
+// in [0, 1) from the runtime's generator, called directly: through
+// rand.Float64 it would cost an interface call more per paced request.
+func (pc *Pacer) random() float64 {
+	if pc.rand != nil {
+		return pc.rand()
+	}
+	return float64(rand.Uint64()>>11) / (1 << 53)
 }
 
 // jitterOf is the extra of a wait of d for the random share u in [0, 1).

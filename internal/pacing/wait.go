@@ -25,11 +25,23 @@ func (pc *Pacer) Wait(ctx context.Context, host string, tok any) error {
 	if pc.npaced.Load() == 0 {
 		return ctx.Err() // nothing is paced: no lock, no clock
 	}
-	return pc.wait(ctx, host, tok)
+	return pc.wait(ctx, host, tok, pc.nowInstant)
 }
 
-// wait is Wait once some host has a delay.
-func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
+// WaitAt is Wait for a caller that has read the Pacer's clock already and
+// waited for nothing since: now is that reading, as an offset from
+// Config.Epoch, and a slot booked here counts from it. It saves the
+// OnRequest hook a second reading of the clock.
+func (pc *Pacer) WaitAt(ctx context.Context, host string, tok any, now time.Duration) error {
+	if pc.npaced.Load() == 0 {
+		return ctx.Err()
+	}
+	return pc.wait(ctx, host, tok, func() int64 { return int64(now) })
+}
+
+// wait is Wait once some host has a delay, with the clock read by now as
+// an instant when a slot is booked here.
+func (pc *Pacer) wait(ctx context.Context, host string, tok any, now func() int64) error {
 	if pc.starter != nil && pc.shared(HostKey(host)) { // the host's key only for a fleet
 		t0 := pc.now()
 		paced, err := pc.acquire(ctx, host, tok)
@@ -38,7 +50,7 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any) error {
 		}
 		return err
 	}
-	d, h := pc.book(host)
+	d, h := pc.book(host, now)
 	if h != nil && pc.observe != nil {
 		pc.observe(d)
 	}
@@ -102,14 +114,14 @@ func (pc *Pacer) Unbook(host string) {
 	pc.mu.Unlock()
 }
 
-// book reserves the next slot for host and returns the wait and the
+// book reserves the next slot for host, the clock read by now, and returns the wait and the
 // host's pace (nil: not paced here); a request that must wait is counted
 // among the host's waiters (see reserveSlot).
 // With a working Backend the hook books nothing: the fleet's slot is
 // booked at the gate, once this process is ready to send (see gate.go).
 // While the Backend fails, slots are booked locally at the delay times
 // the fleet size.
-func (pc *Pacer) book(host string) (time.Duration, *hostPace) {
+func (pc *Pacer) book(host string, now func() int64) (time.Duration, *hostPace) {
 	factor := 1
 	if pc.backend != nil {
 		if up(pc.health, HostKey(host)) {
@@ -117,7 +129,7 @@ func (pc *Pacer) book(host string) (time.Duration, *hostPace) {
 		}
 		factor = pc.fleetSize()
 	}
-	return pc.reserveSlot(host, pc.nowInstant, factor, true)
+	return pc.reserveSlot(host, now, factor, true)
 }
 
 // localFactor is what host key's local delay is multiplied by: the fleet
