@@ -6,7 +6,11 @@ package robotsext
 // failing part of a backend.Scoper (a Redis Cluster node) or for all of
 // them, then tries the Backend again (internal/health).
 
-import "github.com/robotsext/robotsext/internal/health"
+import (
+	"context"
+
+	"github.com/robotsext/robotsext/internal/health"
+)
 
 // newHealth builds e's health tracker of its Backend.
 func (e *Extension) newHealth() *health.Tracker {
@@ -25,3 +29,6 @@ type backendHealth struct{ e *Extension }
 func (h backendHealth) Up(host string) bool         { return h.e.health.Up(host) }
 func (h backendHealth) Recovering(host string) bool { return h.e.health.Recovering(host) }
 func (h backendHealth) Failed(err error)            { h.e.health.Failed(err) }
+func (h backendHealth) Settle(ctx context.Context, err error) bool {
+	return h.e.health.Settle(ctx, err)
+}

@@ -5,8 +5,12 @@
 // (backend.Scoper, such as the masters of a Redis Cluster) is tracked per
 // part: a failing part costs only the hosts it serves, one probe a second
 // tells when it answers again, and its hosts return to the shared state as
-// soon as it does or another part serves them. Any other Backend is
-// tracked as a whole, with a cool-down.
+// soon as it does or another part serves them. The first failed call of a
+// part that was answering is only a suspicion, which a probe sent at once
+// settles (suspect.go): a call that timed out on a loaded machine does
+// not send the part's hosts to local pacing while the other workers keep
+// the shared pace. Any other Backend is tracked as a whole, with a
+// cool-down.
 package health
 
 import (
@@ -79,7 +83,7 @@ type Tracker struct {
 	parts  map[string]*part // failing or recovering parts, by scope; guarded by mu
 }
 
-// part is one failing or recovering part of a Scoper.
+// part is one suspect, failing or recovering part of a Scoper.
 type part struct {
 	since     time.Time // the first failure
 	back      time.Time // when it answered again; zero while down
@@ -87,6 +91,15 @@ type part struct {
 	probes    int       // failed probes since
 	probing   bool      // a probe is out
 	nextProbe time.Time
+	// suspect is the suspicion a failed call raised while the part was
+	// answering, until its probe answers (suspect.go); nil: the part is
+	// down or recovering. cause is that call's error, for the Warn.
+	suspect *suspicion
+	cause   string
+	// cleared: the part answered the suspicion's probe at back, so it
+	// never failed; a failure within ProbeEvery of that is no new
+	// suspicion but the part's failure.
+	cleared bool
 }
 
 // New returns a Tracker of cfg.Backend.
@@ -127,14 +140,10 @@ func (t *Tracker) Up(host string) bool {
 	t.mu.Lock()
 	due := t.probeDueLocked()
 	p := t.parts[scope]
-	up := scope == "" || p == nil || !p.back.IsZero()
+	up := scope == "" || p == nil || !p.back.IsZero() || p.suspect != nil
 	t.mu.Unlock()
 	for _, s := range due {
-		if t.spawn != nil {
-			t.spawn(func() { t.probe(s) })
-		} else {
-			go t.probe(s)
-		}
+		t.run(func() { t.probe(s) })
 	}
 	return up
 }
@@ -152,13 +161,15 @@ func (t *Tracker) Recovering(host string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.parts[scope]
-	return p != nil && (p.back.IsZero() || t.now().Sub(p.back) <= RecoveryShare)
+	return p != nil && !p.cleared && (p.back.IsZero() || t.now().Sub(p.back) <= RecoveryShare)
 }
 
-// Failed records a failed call: its part's fallback begins, unless the
-// part is failing already (a call that was waiting on it does not extend
-// the fallback); an error that is not a backend.ScopeError begins the
-// whole Backend's.
+// Failed records a failed call. For a part that was answering it raises
+// a suspicion, which a probe sent at once settles (suspect.go): the part's
+// fallback begins only if the probe fails too. For a part suspect or
+// failing already the call is counted only (a call that was waiting on
+// it does not extend the fallback). An error that is not a
+// backend.ScopeError begins the whole Backend's fallback.
 func (t *Tracker) Failed(err error) {
 	if t.cfg.Failed != nil {
 		t.cfg.Failed()
@@ -170,13 +181,21 @@ func (t *Tracker) Failed(err error) {
 	}
 	now := t.now()
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	p := t.parts[scope]
 	switch {
-	case p != nil && p.back.IsZero():
+	case p != nil && (p.back.IsZero() || p.suspect != nil):
 		p.failures++
+		t.mu.Unlock()
 		return
-	case p != nil && now.Sub(p.back) < lateFailure:
+	case p != nil && p.cleared && now.Sub(p.back) < ProbeEvery:
+		// It answered a probe a moment ago and fails again: no second
+		// suspicion, the part fails.
+		t.parts[scope] = &part{since: now, failures: 1, nextProbe: now.Add(ProbeEvery), cause: err.Error()}
+		t.downLocked(scope, t.parts[scope], "")
+		t.mu.Unlock()
+		return
+	case p != nil && !p.cleared && now.Sub(p.back) < lateFailure:
+		t.mu.Unlock()
 		return // sent before the part answered again
 	}
 	if t.parts == nil {
@@ -185,10 +204,31 @@ func (t *Tracker) Failed(err error) {
 	if p == nil {
 		t.nparts.Add(1)
 	}
-	t.parts[scope] = &part{since: now, failures: 1, nextProbe: now.Add(ProbeEvery)}
+	t.parts[scope] = &part{since: now, failures: 1, probing: true, cause: err.Error(), suspect: &suspicion{done: make(chan struct{})}}
+	t.mu.Unlock()
+	t.run(func() { t.probe(scope) })
+}
+
+// downLocked starts part p's fallback: its hosts are fetched and paced
+// locally until it answers. probeErr is the probe's error when a
+// suspicion's probe failed, "" otherwise. t.mu must be held.
+func (t *Tracker) downLocked(scope string, p *part, probeErr string) {
 	t.ndown.Add(1)
-	t.log().Warn("robotsext: a backend node failed; the hosts it serves are fetched and paced locally until it answers",
-		"node", scope, "cause", err.Error(), "probe_every", ProbeEvery.String())
+	attrs := []any{"node", scope, "cause", p.cause, "probe_every", ProbeEvery.String()}
+	if probeErr != "" {
+		attrs = append(attrs, "probe", probeErr)
+	}
+	t.log().Warn("robotsext: a backend node failed; the hosts it serves are fetched and paced locally until it answers", attrs...)
+}
+
+// run runs f, a probe: in a goroutine of its own, or in place when tests
+// set spawn.
+func (t *Tracker) run(f func()) {
+	if t.spawn != nil {
+		t.spawn(f)
+		return
+	}
+	go f()
 }
 
 // probeDueLocked returns the failing parts whose probe's turn has come,
@@ -198,6 +238,8 @@ func (t *Tracker) probeDueLocked() (due []string) {
 	now := t.now()
 	for scope, p := range t.parts {
 		switch {
+		case p.suspect != nil:
+			// Its probe is out.
 		case !p.back.IsZero():
 			if now.Sub(p.back) > RecoveryShare {
 				delete(t.parts, scope)
@@ -225,6 +267,10 @@ func (t *Tracker) probe(scope string) {
 		return
 	}
 	p.probing = false
+	if p.suspect != nil {
+		t.settleLocked(scope, p, now, err)
+		return
+	}
 	if err != nil {
 		p.probes++
 		p.nextProbe = now.Add(ProbeEvery)

@@ -31,6 +31,7 @@ type parts struct {
 	moved  map[string]string // part a host's part is served by now
 	down   map[string]bool
 	probed chan string
+	gate   chan struct{} // probes wait for it to close; nil: they answer at once
 }
 
 func (p *parts) Scope(host string) string {
@@ -44,6 +45,12 @@ func (p *parts) Scope(host string) string {
 }
 
 func (p *parts) Probe(_ context.Context, scope string) error {
+	p.mu.Lock()
+	gate := p.gate
+	p.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	p.mu.Lock()
 	_, moved := p.moved[scope]
 	down := p.down[scope] && !moved // a part that serves nothing answers nil

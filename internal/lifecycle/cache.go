@@ -84,6 +84,11 @@ type Health interface {
 	Up(host string) bool
 	// Failed reports a failed Backend call.
 	Failed(err error)
+	// Settle is called after Failed, before the Cache fetches locally:
+	// while the part of the Backend the call failed in is suspect, it
+	// waits for the verdict of the probe sent at once, or for ctx, and
+	// reports whether the part answered.
+	Settle(ctx context.Context, err error) bool
 }
 
 // LocalRetries is how many times a fetch that failed because of this

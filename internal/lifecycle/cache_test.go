@@ -319,6 +319,9 @@ type health struct{ failures atomic.Int32 }
 func (h *health) Up(string) bool { return h.failures.Load() == 0 }
 func (h *health) Failed(error)   { h.failures.Add(1) }
 
+// Settle says no: the Backend is down once a call failed.
+func (h *health) Settle(context.Context, error) bool { return false }
+
 // TestCacheBackendDown proves that a failing Backend is reported to
 // Health and robots.txt is fetched locally; while Health says the Backend
 // is down, it is not asked at all.

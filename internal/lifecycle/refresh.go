@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+
+	"github.com/robotsext/robotsext/backend"
 )
 
 // miss is Get for an origin not cached fresh.
@@ -67,11 +69,9 @@ func (c *Cache) refresh(ctx context.Context, o Origin) (*Entry, error) {
 	}
 	if c.cfg.Backend != nil && c.backendUp(o.Host) {
 		en, err := c.refreshShared(ctx, o)
-		if errors.Is(err, errBackend) && timedOut(err) && ctx.Err() == nil {
-			// A call that timed out, such as a worker's first on a
-			// connection still being set up, is tried once more before
-			// this worker fetches robots.txt on its own: the fleet's
-			// copy is worth a second call.
+		if errors.Is(err, errBackend) && ctx.Err() == nil && c.again(ctx, err) {
+			// The fleet's copy is worth a second call before this
+			// worker fetches robots.txt on its own.
 			en, err = c.refreshShared(ctx, o)
 		}
 		if err == nil || !errors.Is(err, errBackend) {
@@ -80,6 +80,18 @@ func (c *Cache) refresh(ctx context.Context, o Origin) (*Entry, error) {
 		// The backend failed: obey robots.txt from a local fetch.
 	}
 	return c.refreshLocal(ctx, o, prev)
+}
+
+// again reports whether a shared-record call that failed with err is made
+// once more before this worker fetches robots.txt on its own: the part of
+// the Backend it failed in answered a probe sent at once (Health.Settle),
+// or, for a Backend tracked as a whole, the call timed out, as a worker's
+// first call on a connection still being set up may.
+func (c *Cache) again(ctx context.Context, err error) bool {
+	if backend.ScopeOf(err) != "" {
+		return c.cfg.Health != nil && c.cfg.Health.Settle(ctx, err)
+	}
+	return timedOut(err)
 }
 
 // timedOut reports whether err says a call got no answer in time (the

@@ -22,7 +22,12 @@ const WireClaim = 5 * time.Second
 // after the server saw the request, so it needs no gateMargin.
 func (pc *Pacer) claimShared(ctx context.Context, key, btok string, delay time.Duration) (time.Duration, error) {
 	pc.retryUnclaim(ctx, key)
-	w, repaired, err := pc.claimer.Claim(ctx, key, btok, delay, WireClaim)
+	var w time.Duration
+	var repaired bool
+	err := pc.callShared(ctx, func() (err error) {
+		w, repaired, err = pc.claimer.Claim(ctx, key, btok, delay, WireClaim)
+		return err
+	})
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 

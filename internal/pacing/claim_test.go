@@ -114,6 +114,9 @@ type failures struct {
 
 func (*failures) Up(string) bool         { return true }
 func (*failures) Recovering(string) bool { return false }
+
+// Settle says no: a failed call is not made again.
+func (*failures) Settle(context.Context, error) bool { return false }
 func (f *failures) Failed(error) {
 	f.mu.Lock()
 	f.n++

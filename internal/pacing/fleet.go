@@ -196,19 +196,43 @@ func (pc *Pacer) startShared(ctx context.Context, key, btok string, delay time.D
 	} else {
 		pc.retryUnclaim(ctx, key)
 	}
-	w, repaired, err := pc.starter.Start(ctx, key, btok, spacing)
+	var w time.Duration
+	var repaired bool
+	err := pc.callShared(ctx, func() (err error) {
+		w, repaired, err = pc.starter.Start(ctx, key, btok, spacing)
+		return err
+	})
 	return pc.checkShared(ctx, key, delay, w, repaired, err)
 }
 
+// callShared makes call, a Backend call for a request's pace, and reports
+// its failure to Health. When that failure is the first of a part of the
+// Backend that was answering until then, a probe sent at once settles it
+// (Health.Settle) and, if the part answers, the call is made once more: a
+// call that timed out on a machine short of CPU does not send the host to
+// local pacing while the rest of the fleet keeps the shared pace.
+func (pc *Pacer) callShared(ctx context.Context, call func() error) error {
+	for again := false; ; again = true {
+		err := call()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		failed(pc.health, err)
+		if again || !settle(pc.health, ctx, err) {
+			return err
+		}
+	}
+}
+
 // checkShared checks the answer (w, repaired, err) of a Start or Claim
-// call for key: see startShared.
+// call for key, made through callShared, which reported a failure: see
+// startShared.
 func (pc *Pacer) checkShared(ctx context.Context, key string, delay, w time.Duration, repaired bool, err error) (time.Duration, error) {
 	spacing := delay + gateMargin(delay)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		failed(pc.health, err)
 		return 0, errFallback
 	}
 	if repaired {
@@ -297,11 +321,12 @@ func (pc *Pacer) bookShared(ctx context.Context, host string, delay time.Duratio
 		return 0, false
 	}
 	spacing := delay + gateMargin(delay)
-	w, err := pc.backend.Reserve(ctx, HostKey(host), spacing)
+	var w time.Duration
+	err := pc.callShared(ctx, func() (err error) {
+		w, err = pc.backend.Reserve(ctx, HostKey(host), spacing)
+		return err
+	})
 	if err != nil {
-		if ctx.Err() == nil {
-			failed(pc.health, err)
-		}
 		return 0, false
 	}
 	// Each worker books at the gate, one request per host at a time, so

@@ -1,5 +1,7 @@
 package pacing
 
+import "context"
+
 // Health is what the pacing is told of its Backend by the Extension, which
 // tracks every Backend call (robots.txt records too): whether the Backend
 // may be tried now for a host, whether the fleet is still recovering from
@@ -18,8 +20,14 @@ type Health interface {
 	Recovering(key string) bool
 	// Failed reports a failed Backend call, which starts the fallback of
 	// the part it failed in (of the whole Backend, for an error that is
-	// not a backend.ScopeError).
+	// not a backend.ScopeError), or a suspicion of it when the part was
+	// answering until then.
 	Failed(err error)
+	// Settle is called after Failed, before the caller answers locally:
+	// while the part the call failed in is suspect, it waits for the
+	// verdict of the probe sent at once, or for ctx, and reports whether
+	// the part answered: the caller then makes its call once more.
+	Settle(ctx context.Context, err error) bool
 }
 
 // up reports whether the Backend of h may be tried now for host key.
@@ -33,4 +41,10 @@ func failed(h Health, err error) {
 	if h != nil {
 		h.Failed(err)
 	}
+}
+
+// settle asks h whether the call that failed with err may be made once
+// more (Health.Settle); without h it may not.
+func settle(h Health, ctx context.Context, err error) bool {
+	return h != nil && h.Settle(ctx, err)
 }

@@ -55,7 +55,11 @@ func (pc *Pacer) acquireQueued(ctx context.Context, key string, tok any, btok st
 			return ErrPaused
 		}
 		pc.retryUnclaim(ctx, key)
-		turn, err := pc.queuer.Queue(ctx, key, btok, ticket, delay+jitterOf(delay, u), WireClaim)
+		var turn backend.Turn
+		err := pc.callShared(ctx, func() (err error) {
+			turn, err = pc.queuer.Queue(ctx, key, btok, ticket, delay+jitterOf(delay, u), WireClaim)
+			return err
+		})
 		if err := pc.checkTurn(ctx, key, delay, turn, err); err != nil {
 			return err
 		}
@@ -78,7 +82,11 @@ func (pc *Pacer) acquireQueued(ctx context.Context, key string, tok any, btok st
 // request back for the host's back-off, errFallback as claimShared.
 func (pc *Pacer) claimTurn(ctx context.Context, key string, tok any, btok string, delay time.Duration) (time.Duration, error) {
 	pc.retryUnclaim(ctx, key)
-	turn, err := pc.queuer.ClaimTurn(ctx, key, btok, delay, WireClaim)
+	var turn backend.Turn
+	err := pc.callShared(ctx, func() (err error) {
+		turn, err = pc.queuer.ClaimTurn(ctx, key, btok, delay, WireClaim)
+		return err
+	})
 	if err == nil && pc.tellBackoff(key, tok, btok, turn.Pause) {
 		return 0, ErrPaused
 	}
@@ -91,11 +99,10 @@ func (pc *Pacer) claimTurn(ctx context.Context, key string, tok any, btok string
 // the request to local pacing (errFallback), a repair is counted. A wait
 // for the host's pause is the Backoff's to bound.
 func (pc *Pacer) checkTurn(ctx context.Context, key string, delay time.Duration, turn backend.Turn, err error) error {
-	if err != nil {
+	if err != nil { // reported by callShared
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		failed(pc.health, err)
 		return errFallback
 	}
 	if turn.Repaired {

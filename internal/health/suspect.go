@@ -1,0 +1,71 @@
+package health
+
+// This file settles a suspicion: the first failed call of a part that was
+// answering may be the part's failure (a node killed, paused, cut off) or
+// the call's alone (no answer within the timeout on a machine short of
+// CPU, while the node serves the other workers). A probe sent at once
+// tells them apart. Meanwhile the part's hosts keep the shared state, and
+// a request whose call failed waits for the verdict (Settle) and calls
+// again when the part answers: were it paced locally while the other
+// workers keep the shared pace, the host would get both paces at once.
+
+import (
+	"context"
+	"time"
+
+	"github.com/robotsext/robotsext/backend"
+)
+
+// suspicion is a part's pending verdict. answered is written before done
+// is closed and read only after.
+type suspicion struct {
+	done     chan struct{}
+	answered bool
+}
+
+// settleLocked ends part p's suspicion with its probe's answer err: the
+// part answered, and it never failed; or its fallback begins. t.mu must be
+// held.
+func (t *Tracker) settleLocked(scope string, p *part, now time.Time, err error) {
+	s := p.suspect
+	p.suspect = nil
+	defer close(s.done)
+	if err == nil {
+		s.answered = true
+		p.back, p.cleared = now, true
+		t.log().Debug("robotsext: a backend call failed but its node answers; its hosts keep the fleet's robots.txt and pace",
+			"node", scope, "cause", p.cause, "failed_calls", p.failures)
+		return
+	}
+	p.probes++
+	p.nextProbe = now.Add(ProbeEvery)
+	t.downLocked(scope, p, err.Error())
+}
+
+// Settle is called after a failed call with its error, before the caller
+// answers locally. While the part the call failed in is suspect, it waits
+// for the probe's verdict, or for ctx, and reports whether the part
+// answered: the caller then makes its call once more instead of answering
+// locally. It reports false at once for an error of the whole Backend and
+// for a part that is failing.
+func (t *Tracker) Settle(ctx context.Context, err error) bool {
+	scope := backend.ScopeOf(err)
+	if scope == "" || t.scoper == nil {
+		return false
+	}
+	t.mu.Lock()
+	p := t.parts[scope]
+	if p == nil || p.suspect == nil {
+		answers := p == nil || !p.back.IsZero()
+		t.mu.Unlock()
+		return answers
+	}
+	s := p.suspect
+	t.mu.Unlock()
+	select {
+	case <-s.done:
+		return s.answered
+	case <-ctx.Done():
+		return false
+	}
+}
