@@ -107,19 +107,18 @@ func (l *logRecords) WithGroup(string) slog.Handler      { return l }
 //
 // The bounds have margin for a loaded 2-CPU machine: the gaps on healthy
 // masters are spaced by Redis and only the time between two arrivals at
-// the site may shrink them (gapSlack, as the other fleet tests); the
-// window bound asserted is each worker's own share, (k + 1) × 3 starts
-// in k × 3 × delay: local pacing keeps each worker to it, but not the
-// workers apart. The documented k × 3 + 1 (4 and 7) held in runs on
-// their own (3–4 in 600 ms, 6–7 in 1.2 s) and broke in a run under the
-// full suite's load (5 and 8), so it is logged when exceeded, not
-// asserted; back to shared pacing within 3 s
-// where one probe a second and a reload of the slot map measured
-// 0.4–1.6 s. A healthy master that fails a call too (no answer within
-// 250 ms under heavy load, seen with -race at a load average of 20) sends
-// its hosts to the fallback as designed; their gaps are then held to the
-// window bound only, and the test says so. FAILOVER_FAULT=kill (or "manual failover", "paused 1.5 s")
-// runs one fault.
+// the site may shrink them (gapSlack, as the other fleet tests); back to
+// shared pacing within 3 s where one probe a second and a reload of the
+// slot map measured 0.4–1.6 s. The window bound k × 3 + 1 (4 in 600 ms,
+// 7 in 1.2 s) is asserted on every host but those of a healthy master on
+// which a worker still fell back: a call that timed out raises only a
+// suspicion, which a probe settles, but under heavy load (seen with
+// -race beside 8 spinning processes) the probe may time out too, and
+// that worker then paces the host locally while the others keep the
+// shared pace, which nothing in the fleet can see. Such a host is held to
+// each worker's own share, (k + 1) × 3, and the test says so.
+// FAILOVER_FAULT=kill (or "manual failover", "paused 1.5 s") runs one
+// fault.
 func TestClusterFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real cluster and a 10 s crawl per fault")
@@ -341,9 +340,14 @@ func clusterFailover(t *testing.T, f failoverFault) {
 		if robots != 1 {
 			t.Errorf("host %d: %d robots.txt fetches; want 1", i, robots)
 		}
-		if most1 > workers+1 || most2 > 2*workers+1 {
-			t.Logf("host %d: %d starts in %v, %d in %v: above the documented k × %d + 1 (%d, %d)", i, most1, workers*delay, most2,
+		stray := !onVictim && strayed[masterOf[i]]
+		if !stray && (most1 > workers+1 || most2 > 2*workers+1) {
+			t.Errorf("host %d: %d starts in %v, %d in %v; want at most k × %d + 1 (%d, %d)", i, most1, workers*delay, most2,
 				2*workers*delay, workers, workers+1, 2*workers+1)
+		}
+		if stray && (most1 > workers+1 || most2 > 2*workers+1) {
+			t.Logf("host %d, on a healthy master a worker fell back on: %d starts in %v, %d in %v: above k × %d + 1 (%d, %d)", i, most1,
+				workers*delay, most2, 2*workers*delay, workers, workers+1, 2*workers+1)
 		}
 		if most1 > 2*workers || most2 > 3*workers {
 			t.Errorf("host %d: %d starts in %v, %d in %v; want at most %d, %d (each worker's own share)", i, most1, workers*delay,

@@ -258,6 +258,9 @@ func (t *Tracker) probeDueLocked() (due []string) {
 func (t *Tracker) probe(scope string) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	err := t.scoper.Probe(ctx, scope)
+	if err != nil && ctx.Err() == nil && t.suspect(scope) {
+		err = t.scoper.Probe(ctx, scope) // a suspicion's second chance (suspect.go)
+	}
 	cancel()
 	now := t.now()
 	t.mu.Lock()

@@ -23,6 +23,16 @@ type suspicion struct {
 	answered bool
 }
 
+// suspect reports whether part scope is suspect: its probe is a
+// suspicion's, which gets a second chance when the first fails, since on
+// a machine short of CPU a probe may time out as the call did.
+func (t *Tracker) suspect(scope string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.parts[scope]
+	return p != nil && p.suspect != nil
+}
+
 // settleLocked ends part p's suspicion with its probe's answer err: the
 // part answered, and it never failed; or its fallback begins. t.mu must be
 // held.

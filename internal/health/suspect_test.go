@@ -8,7 +8,8 @@ import (
 )
 
 // TestSuspicion: the first failed call of a part that was answering is a
-// suspicion that a probe sent at once settles. A part that answers keeps
+// suspicion that a probe sent at once settles, with a second chance when
+// it fails. A part that answers keeps
 // its hosts on the shared state, logs nothing above Debug and asks no
 // worker to keep to its own share; a part that fails the probe too falls
 // back, with one Warn naming the call's cause and the probe's. A failure
@@ -27,10 +28,10 @@ func TestSuspicion(t *testing.T) {
 		wantWarns  int
 	}{
 		{"the node answers: the call's failure alone", false, 0, false, true, true, 1, 0},
-		{"the node fails the probe too", true, 0, false, false, false, 1, 1},
+		{"the node fails the probe too, and its second chance", true, 0, false, false, false, 2, 1},
 		{"a failure within a second of the answer: the part's", false, 500 * time.Millisecond, true, false, false, 1, 1},
 		{"a failure a second later: a new suspicion, answered", false, ProbeEvery, false, true, true, 2, 0},
-		{"a failure a second later: a new suspicion, the probe fails", false, ProbeEvery, true, false, false, 2, 1},
+		{"a failure a second later: a new suspicion, the probes fail", false, ProbeEvery, true, false, false, 3, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
