@@ -21,7 +21,9 @@ type Scoper interface {
 	Scope(host string) string
 	// Probe reports whether the part named scope answers now: nil when it
 	// does, or when it serves no host any more (its hosts moved to
-	// another part), and the error otherwise. It makes a few calls at
+	// another part), and the error otherwise; with scope "", whether the
+	// backend as a whole answers (a call that failed with an error that
+	// names no part may be the call's alone). It makes a few calls at
 	// most, each bounded as any other call of the Backend.
 	Probe(ctx context.Context, scope string) error
 }

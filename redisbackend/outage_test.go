@@ -168,5 +168,35 @@ func TestNoClient(t *testing.T) {
 		if b.FleetSize() != 1 {
 			t.Errorf("FleetSize = %d; want 1", b.FleetSize())
 		}
+		if err := b.Probe(t.Context(), ""); !errors.Is(err, ErrNoClient) {
+			t.Errorf("Probe = %v; want ErrNoClient", err)
+		}
+	}
+}
+
+// TestProbeWhole: Probe with scope "" asks a single Redis whether it
+// answers (the Extension settles a failed call's suspicion with it): nil
+// while the server runs, the error once it is stopped, nil again when it
+// is back.
+func TestProbeWhole(t *testing.T) {
+	t.Parallel()
+	srv := startRedisServer(t)
+	b := New(newClient(t, "unix", srv.Sock))
+	steps := []struct {
+		name   string
+		do     func() error
+		wantOK bool
+	}{
+		{"running", func() error { return nil }, true},
+		{"stopped", func() error { srv.Stop(); return nil }, false},
+		{"started again", srv.Start, true},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if err := b.Probe(t.Context(), ""); (err == nil) != st.wantOK {
+			t.Errorf("%s: Probe = %v, want ok %v", st.name, err, st.wantOK)
+		}
 	}
 }

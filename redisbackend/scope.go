@@ -199,10 +199,19 @@ func (b *Backend) Scope(host string) string {
 // (from any node that answers) and pings the master at scope. It returns
 // nil when the master answers, and also when scope serves no slot any
 // more (its replica was promoted): its hosts have moved to another node.
-// A master that answers closes its breaker.
+// A master that answers closes its breaker. With scope "" it pings the
+// client (a single Redis; on a Cluster, a node the client picks).
 func (b *Backend) Probe(ctx context.Context, scope string) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	if scope == "" {
+		pctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
+		defer cancel()
+		return b.client.Ping(pctx).Err()
+	}
 	c := b.cluster()
-	if c == nil || scope == "" {
+	if c == nil {
 		return nil
 	}
 	cctx, cancel := context.WithTimeout(ctx, 2*b.cfg.timeout)

@@ -81,6 +81,13 @@ type Tracker struct {
 	ndown  atomic.Int32 // parts down now
 	mu     sync.Mutex
 	parts  map[string]*part // failing or recovering parts, by scope; guarded by mu
+	// whole is the whole Backend's suspicion, for a Scoper (which can
+	// probe it: Probe with scope ""), until its probe answers; nil: none.
+	// wholeCleared is when the latest one was found answering. Both are
+	// guarded by mu.
+	whole        *suspicion
+	wholeCause   string
+	wholeCleared time.Time
 }
 
 // part is one suspect, failing or recovering part of a Scoper.

@@ -145,7 +145,8 @@ func TestPartFailsAlone(t *testing.T) {
 // logs the end.
 func TestWholeBackend(t *testing.T) {
 	t.Parallel()
-	tr, _, clk, logs, _ := newTracker(t)
+	tr, p, clk, logs, _ := newTracker(t)
+	p.set(func() { p.down[""] = true }) // the probe of the whole Backend fails too
 	tr.Failed(errors.New("dial tcp: connection refused"))
 	if tr.Up("a.x") || tr.Up("") || !tr.Recovering("b.x") {
 		t.Fatal("a whole-backend failure left hosts up")

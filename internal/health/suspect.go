@@ -1,7 +1,8 @@
 package health
 
 // This file settles a suspicion: the first failed call of a part that was
-// answering may be the part's failure (a node killed, paused, cut off) or
+// answering (or of the whole Backend, when it can be probed) may be the
+// part's failure (a node killed, paused, cut off) or
 // the call's alone (no answer within the timeout on a machine short of
 // CPU, while the node serves the other workers). A probe sent at once
 // tells them apart. Meanwhile the part's hosts keep the shared state, and
@@ -33,6 +34,61 @@ func (t *Tracker) suspect(scope string) bool {
 	return p != nil && p.suspect != nil
 }
 
+// wholeSuspect raises the whole Backend's suspicion for a failed call,
+// or counts the call in the one pending, and reports whether it did: it
+// does not when the Backend is failing already, or answered a probe less
+// than ProbeEvery ago (the failure is then the Backend's).
+func (t *Tracker) wholeSuspect(err error) bool {
+	if !t.wholeUp() {
+		return false
+	}
+	now := t.now()
+	t.mu.Lock()
+	switch {
+	case t.whole != nil:
+		t.mu.Unlock()
+		t.failures.Add(1)
+		return true
+	case !t.wholeCleared.IsZero() && now.Sub(t.wholeCleared) < ProbeEvery:
+		t.mu.Unlock()
+		return false
+	}
+	t.whole, t.wholeCause = &suspicion{done: make(chan struct{})}, err.Error()
+	t.failures.Store(1)
+	t.mu.Unlock()
+	t.run(t.probeWhole)
+	return true
+}
+
+// probeWhole settles the whole Backend's suspicion: it answered, and
+// never failed; or its fallback begins.
+func (t *Tracker) probeWhole() {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	err := t.scoper.Probe(ctx, "")
+	if err != nil && ctx.Err() == nil {
+		err = t.scoper.Probe(ctx, "") // the second chance, as a part's
+	}
+	cancel()
+	now := t.now()
+	t.mu.Lock()
+	s, cause := t.whole, t.wholeCause
+	t.whole = nil
+	if err == nil {
+		t.wholeCleared = now
+	}
+	t.mu.Unlock()
+	defer close(s.done)
+	if err == nil {
+		s.answered = true
+		t.log().Debug("robotsext: a backend call failed but the backend answers; its hosts keep the fleet's robots.txt and pace",
+			"cause", cause, "failed_calls", t.failures.Load())
+		return
+	}
+	n := t.failures.Load()
+	t.wholeDown(cause, err.Error())
+	t.failures.Store(n)
+}
+
 // settleLocked ends part p's suspicion with its probe's answer err: the
 // part answered, and it never failed; or its fallback begins. t.mu must be
 // held.
@@ -59,9 +115,12 @@ func (t *Tracker) settleLocked(scope string, p *part, now time.Time, err error) 
 // locally. It reports false at once for an error of the whole Backend and
 // for a part that is failing.
 func (t *Tracker) Settle(ctx context.Context, err error) bool {
-	scope := backend.ScopeOf(err)
-	if scope == "" || t.scoper == nil {
+	if t.scoper == nil {
 		return false
+	}
+	scope := backend.ScopeOf(err)
+	if scope == "" {
+		return t.settleWhole(ctx)
 	}
 	t.mu.Lock()
 	p := t.parts[scope]
@@ -72,6 +131,22 @@ func (t *Tracker) Settle(ctx context.Context, err error) bool {
 	}
 	s := p.suspect
 	t.mu.Unlock()
+	select {
+	case <-s.done:
+		return s.answered
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// settleWhole is Settle for an error of the whole Backend.
+func (t *Tracker) settleWhole(ctx context.Context) bool {
+	t.mu.Lock()
+	s := t.whole
+	t.mu.Unlock()
+	if s == nil {
+		return t.wholeUp()
+	}
 	select {
 	case <-s.done:
 		return s.answered

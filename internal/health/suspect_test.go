@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +125,45 @@ func TestSettleWaits(t *testing.T) {
 			}
 			if tt.cancel {
 				close(gate)
+			}
+		})
+	}
+}
+
+// TestWholeSuspicion: an error of the whole Backend is a suspicion too
+// when the Backend can be probed (a Scoper, Probe with scope ""): every
+// host stays on the shared state while the probe answers, and the
+// fallback begins, with one Warn naming the probe's error, when it fails.
+func TestWholeSuspicion(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		down      bool
+		wantUp    bool
+		wantWarns int
+	}{
+		{"the backend answers", false, true, 0},
+		{"the backend fails the probes too", true, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr, p, _, logs, _ := newTracker(t)
+			p.set(func() { p.down[""] = tt.down })
+			err := errors.New("i/o timeout")
+			tr.Failed(err)
+			if got := tr.Settle(context.Background(), err); got != tt.wantUp {
+				t.Errorf("Settle = %v, want %v", got, tt.wantUp)
+			}
+			if tr.Up("a.x") != tt.wantUp || tr.Up("") != tt.wantUp || tr.Fallback() == tt.wantUp {
+				t.Errorf("Up(a.x) %v, Up(\"\") %v, Fallback %v; want up: %v", tr.Up("a.x"), tr.Up(""), tr.Fallback(), tt.wantUp)
+			}
+			out := logs.String()
+			if n := strings.Count(out, "level=WARN"); n != tt.wantWarns {
+				t.Errorf("%d warnings, want %d:\n%s", n, tt.wantWarns, out)
+			}
+			if tt.down && !strings.Contains(out, `probe="connection refused"`) {
+				t.Errorf("the warning lacks the probe's error:\n%s", out)
 			}
 		})
 	}

@@ -4,16 +4,29 @@ import "time"
 
 // wholeFailed records a failed call of the whole Backend: the Extension
 // answers locally for Cooldown from it. The first failure of a fallback
-// is logged at Warn.
+// is logged at Warn. A Backend that can be probed (a Scoper) is first
+// suspect, as a part is (suspect.go): a probe sent at once settles it.
 func (t *Tracker) wholeFailed(err error) {
+	if t.scoper != nil && t.wholeSuspect(err) {
+		return
+	}
+	t.wholeDown(err.Error(), "")
+}
+
+// wholeDown begins the whole Backend's fallback, or counts a failure in
+// it; probeErr is a suspicion's failed probe, "" for none.
+func (t *Tracker) wholeDown(cause, probeErr string) {
 	now := t.now().UnixNano()
 	was := t.downAt.Swap(now)
 	if was == 0 || time.Duration(now-was) > Cooldown {
 		t.failures.Store(1)
 		t.since.Store(now)
 		t.resumed.Store(false)
-		t.log().Warn("robotsext: backend failed; fetching and pacing locally for a while",
-			"cause", err.Error(), "retry_in", Cooldown.String())
+		attrs := []any{"cause", cause, "retry_in", Cooldown.String()}
+		if probeErr != "" {
+			attrs = append(attrs, "probe", probeErr)
+		}
+		t.log().Warn("robotsext: backend failed; fetching and pacing locally for a while", attrs...)
 		return
 	}
 	t.failures.Add(1)
