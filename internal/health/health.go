@@ -260,15 +260,23 @@ func (t *Tracker) probeDueLocked() (due []string) {
 	return due
 }
 
+// ask probes scope ("": the whole Backend) within probeTimeout; with
+// twice, a probe that fails is made once more, a suspicion's second
+// chance (suspect.go).
+func (t *Tracker) ask(scope string, twice bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	err := t.scoper.Probe(ctx, scope)
+	if err != nil && twice && ctx.Err() == nil {
+		err = t.scoper.Probe(ctx, scope)
+	}
+	return err
+}
+
 // probe asks the part scope whether it answers, and ends its fallback
 // when it does.
 func (t *Tracker) probe(scope string) {
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	err := t.scoper.Probe(ctx, scope)
-	if err != nil && ctx.Err() == nil && t.suspect(scope) {
-		err = t.scoper.Probe(ctx, scope) // a suspicion's second chance (suspect.go)
-	}
-	cancel()
+	err := t.ask(scope, t.suspect(scope))
 	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -63,12 +63,7 @@ func (t *Tracker) wholeSuspect(err error) bool {
 // probeWhole settles the whole Backend's suspicion: it answered, and
 // never failed; or its fallback begins.
 func (t *Tracker) probeWhole() {
-	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
-	err := t.scoper.Probe(ctx, "")
-	if err != nil && ctx.Err() == nil {
-		err = t.scoper.Probe(ctx, "") // the second chance, as a part's
-	}
-	cancel()
+	err := t.ask("", true)
 	now := t.now()
 	t.mu.Lock()
 	s, cause := t.whole, t.wholeCause
