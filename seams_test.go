@@ -300,7 +300,95 @@ func cancelSeams() []seam {
 	for _, cc := range cases {
 		rows = append(rows, cc.seam())
 	}
-	return append(rows, hopCancelSeam())
+	return append(rows, hopCancelSeam(), suspectCancelSeam())
+}
+
+// suspectNode is a backend.Memory served by one node of a Scoper, node-a,
+// whose pace calls (Queue) time out and whose probe answers only when the
+// test ends: the first failed call raises a suspicion, and the requests
+// wait for its verdict.
+type suspectNode struct {
+	*backend.Memory
+	probing chan struct{} // a probe began
+	release chan struct{} // closed when the test ends
+}
+
+func (b *suspectNode) Queue(context.Context, string, string, int64, time.Duration, time.Duration) (backend.Turn, error) {
+	return backend.Turn{}, &backend.ScopeError{Scope: "node-a", Err: errors.New("i/o timeout")}
+}
+
+func (b *suspectNode) Scope(string) string { return "node-a" }
+
+func (b *suspectNode) Probe(ctx context.Context, _ string) error {
+	b.probing <- struct{}{}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-b.release:
+		return errors.New("connection refused")
+	}
+}
+
+// suspectCancelSeam: a request whose pace call failed waits for the
+// verdict on the node (Health.Settle), which here never comes; the cancel
+// ends that wait, and the waits of the requests behind it, at once: each
+// page reaches OnError once with the context's error, and never the
+// server.
+func suspectCancelSeam() seam {
+	b := &suspectNode{Memory: backend.NewMemory(), probing: make(chan struct{}, 16), release: make(chan struct{})}
+	return seam{
+		name:  "StdlibContext cancel: the verdict on a suspect backend node, Async",
+		pages: 4,
+		site:  seamSiteSpec{robots: "User-agent: *\nCrawl-delay: 1\n", page: func(_ *seamSite, _ string, _ int, w http.ResponseWriter) { fmt.Fprint(w, "ok") }},
+		setup: func(t *testing.T, s *seamRun) {
+			t.Cleanup(func() { close(b.release) })
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			s.cancel = cancel
+			s.c = colly.NewCollector(colly.StdlibContext(ctx), colly.Async(true), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)"))
+			if err := s.c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4}); err != nil {
+				t.Fatal(err)
+			}
+			s.ext = Apply(s.c, quiet(), WithBackend(b))
+			s.record()
+		},
+		crawl: func(t *testing.T, s *seamRun) {
+			for _, u := range s.pages {
+				_ = s.c.Visit(u)
+			}
+			<-b.probing // the first page's call failed, and its verdict is awaited
+			t0 := time.Now()
+			s.cancel()
+			done := make(chan struct{})
+			go func() { s.c.Wait(); close(done) }()
+			select {
+			case <-done:
+				s.took = time.Since(t0)
+			case <-time.After(30 * cancelBound):
+				t.Fatalf("Wait did not return within %v of the cancel", 30*cancelBound)
+			}
+		},
+		check: func(t *testing.T, s *seamRun) {
+			if s.took > cancelBound {
+				t.Errorf("Wait returned %v after the cancel, want within %v", s.took, cancelBound)
+			}
+			if requests, _ := s.site.counts(); len(requests) != 0 {
+				t.Errorf("the server saw %v, want no page", requests)
+			}
+			cancelled := map[string]int{}
+			for _, e := range s.errors() {
+				if !errors.Is(e.err, context.Canceled) {
+					t.Errorf("OnError(%s, %d, %v), want the context's error", e.path, e.status, e.err)
+				}
+				cancelled[e.path]++
+			}
+			for _, u := range s.pages {
+				if p := strings.TrimPrefix(u, s.site.URL); cancelled[p] != 1 {
+					t.Errorf("%s reached OnError with the context's error %d times, want once", p, cancelled[p])
+				}
+			}
+		},
+	}
 }
 
 // hopCancelSeam: a redirect hop deferred to keep a Crawl-delay of 30 s
