@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -286,42 +287,65 @@ func countBefore(ts []time.Time, limit time.Time) int {
 }
 
 // slowRobots answers robots.txt with body after moving clk by took, as a
-// fetch that took that long, and every other URL with a page at once.
+// fetch that took that long, tdmrep.json with an empty list fresh for the
+// shortest lifetime, a minute (its refetches after moving clk by
+// tdmTook), and every other URL with a page at once.
 type slowRobots struct {
-	clk  *stillClock
-	took time.Duration
-	body string
+	clk        *stillClock
+	took       time.Duration
+	tdmTook    time.Duration
+	body       string
+	tdmFetches *atomic.Int32
 }
 
 func (s slowRobots) RoundTrip(req *http.Request) (*http.Response, error) {
 	body := "<html></html>"
-	if req.URL.Path == "/robots.txt" {
+	header := http.Header{"Content-Type": {"text/plain"}}
+	move := time.Duration(0)
+	switch req.URL.Path {
+	case "/robots.txt":
+		move, body = s.took, s.body
+	case "/.well-known/tdmrep.json":
+		if s.tdmFetches.Add(1) > 1 {
+			move = s.tdmTook
+		}
+		body = "[]"
+		header.Set("Cache-Control", "max-age=1")
+	}
+	if move > 0 {
 		s.clk.mu.Lock()
-		s.clk.t = s.clk.t.Add(s.took)
+		s.clk.t = s.clk.t.Add(move)
 		s.clk.mu.Unlock()
-		body = s.body
 	}
 	return &http.Response{StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: http.Header{"Content-Type": {"text/plain"}}, Body: io.NopCloser(strings.NewReader(body)),
+		Header: header, Body: io.NopCloser(strings.NewReader(body)),
 		ContentLength: int64(len(body)), Request: req}, nil
 }
 
 // TestHookReadsClockAfterWait: the OnRequest hook reads the clock once for
 // the robots.txt cache and the pace, and again when a step between them
-// may have waited (here the robots.txt fetch): a slot is never booked from
-// a reading taken before a wait. A first request after a 5 s fetch of a
-// file stating "Crawl-delay: 2" goes at once, as the fetch ended more than
-// the delay after it began; booked from the reading before the fetch, it
-// would wait 2 s for nothing.
+// may have waited (the robots.txt fetch, or with a purpose the fetch of
+// tdmrep.json): a slot is never booked from a reading taken before a
+// wait. A first request after a 5 s fetch of a file stating
+// "Crawl-delay: 2" goes at once, as the fetch ended more than the delay
+// after it began; booked from the reading before the fetch, it would wait
+// 2 s for nothing, and the next one would go at once.
 func TestHookReadsClockAfterWait(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name      string
-		took      time.Duration
-		wantWaits []time.Duration // of three requests in turn
+		took      time.Duration   // the robots.txt fetch
+		tdmTook   time.Duration   // a refetch of tdmrep.json, with WithPurpose; 0: no purpose
+		wantWaits []time.Duration // of three requests in turn, with the fetches' own paces
 	}{
-		{"a fetch longer than the delay", 5 * time.Second, []time.Duration{0, 2 * time.Second, 2 * time.Second}},
-		{"a fetch that took no time", 0, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}},
+		{"a fetch longer than the delay", 5 * time.Second, 0, []time.Duration{0, 2 * time.Second, 2 * time.Second}},
+		{"a fetch that took no time", 0, 0, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}},
+		// The first request waits for tdmrep.json's pace, then its own.
+		// A minute later robots.txt is still cached and tdmrep.json is
+		// not: its refetch takes 5 s, after which the second page may go
+		// at once. Booked from the reading before the refetch, it would
+		// wait 2 s, and the third page would go at once.
+		{"a tdmrep.json refetch longer than the delay", 0, 5 * time.Second, []time.Duration{4 * time.Second, 0, 2 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -334,8 +358,12 @@ func TestHookReadsClockAfterWait(t *testing.T) {
 				return clk.sleep(ctx, d)
 			}
 			c := colly.NewCollector(colly.UserAgent("Mozilla/5.0 (compatible; AcmeBot/1.0; +https://acme.example/bot)"))
-			e := Apply(c, quiet(), WithClock(clk.now), withSleep(sleep), withRand(noJitter),
-				WithHTTPClient(&http.Client{Transport: slowRobots{clk: clk, took: tt.took, body: "User-agent: *\nCrawl-delay: 2\n"}}))
+			opts := []Option{quiet(), WithClock(clk.now), withSleep(sleep), withRand(noJitter),
+				WithHTTPClient(&http.Client{Transport: slowRobots{clk: clk, took: tt.took, tdmTook: tt.tdmTook, body: "User-agent: *\nCrawl-delay: 2\n", tdmFetches: new(atomic.Int32)}})}
+			if tt.tdmTook > 0 {
+				opts = append(opts, WithPurpose(PurposeTrainAI))
+			}
+			e := Apply(c, opts...)
 			var got []time.Duration
 			for i := range tt.wantWaits {
 				u, _ := url.Parse(fmt.Sprintf("http://slow.test/p%d", i))
@@ -350,6 +378,11 @@ func TestHookReadsClockAfterWait(t *testing.T) {
 					w += d
 				}
 				got = append(got, w)
+				if i == 0 && tt.tdmTook > 0 {
+					clk.mu.Lock()
+					clk.t = clk.t.Add(61 * time.Second) // past tdmrep.json's lifetime (a minute at least), within robots.txt's
+					clk.mu.Unlock()
+				}
 			}
 			if !slices.Equal(got, tt.wantWaits) {
 				t.Errorf("waits %v, want %v", got, tt.wantWaits)

@@ -272,7 +272,7 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	}
 	v := e.decide(en, robotstxt.PathOf(u))
 	if v.Allowed {
-		if err := e.usageVerdict(ctx, &v, en, u); err != nil {
+		if _, err := e.usageVerdict(ctx, &v, en, u); err != nil {
 			return Verdict{}, err
 		}
 	}

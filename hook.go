@@ -61,15 +61,16 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
-	// waited: a step since now may have waited (a fetch of robots.txt or
-	// tdmrep.json, a pause, the adaptive pace, the user's OnBlocked), and
-	// the pace reads the clock again.
-	waited := !hit || len(e.cfg.purposes) > 0
 	var v Verdict
-	if e.decideRequest(ctx, &v, en, r.URL) != nil {
+	fetched, err := e.decideRequest(ctx, &v, en, r.URL)
+	if err != nil {
 		e.stats.cancelled.Add(1) // the context ended while tdmrep.json was fetched; Colly fails the request
 		return
 	}
+	// waited: a step since now may have waited (a fetch of robots.txt or
+	// tdmrep.json, a pause, the adaptive pace, the user's OnBlocked), and
+	// the pace reads the clock again.
+	waited := !hit || fetched
 	if e.cfg.deferMax > 0 && deferrable(&v) {
 		e.onRequestHeld(c, r, o, v)
 		return
@@ -141,7 +142,7 @@ func (e *Extension) warnBuiltin() {
 // held (hold.go), then decided, reported and paced as any other.
 func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecycle.Origin, v Verdict) {
 	ctx := contextOf(c)
-	v, ok := e.hold(ctx, o, func(en *lifecycle.Entry) (v Verdict) { _ = e.decideRequest(ctx, &v, en, r.URL); return v }, v)
+	v, ok := e.hold(ctx, o, func(en *lifecycle.Entry) (v Verdict) { _, _ = e.decideRequest(ctx, &v, en, r.URL); return v }, v)
 	if !ok {
 		e.stats.cancelled.Add(1)
 		return
@@ -270,9 +271,10 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 // cached). A path without a query is most often a string of u already;
 // any other is built in a stack buffer, so a cached decision allocates
 // nothing. v is filled in place: a Verdict is large enough that copying
-// it back through the hook shows in its cost. The error is ctx's, when it
-// ended while tdmrep.json was fetched.
-func (e *Extension) decideRequest(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) error {
+// it back through the hook shows in its cost. fetched reports that
+// tdmrep.json was not cached fresh, so that the call may have waited.
+// The error is ctx's, when it ended while tdmrep.json was fetched.
+func (e *Extension) decideRequest(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) (fetched bool, err error) {
 	p, plain := "", false
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
 		p, plain = robotstxt.PlainPath(u)
@@ -283,14 +285,14 @@ func (e *Extension) decideRequest(ctx context.Context, v *Verdict, en *lifecycle
 		e.decideBuilt(v, en, u)
 	}
 	if len(e.cfg.purposes) > 0 && v.Allowed {
-		if err := e.usageVerdict(ctx, v, en, u); err != nil {
-			return err
+		if fetched, err = e.usageVerdict(ctx, v, en, u); err != nil {
+			return fetched, err
 		}
 		if v.Reason == ReasonUsage {
 			e.stats.usageRefused.Add(1)
 		}
 	}
-	return nil
+	return fetched, nil
 }
 
 // decideBuilt is decideRequest for a path that must be built.

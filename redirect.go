@@ -173,7 +173,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 	default:
 		v = e.decide(en, robotstxt.PathOf(req.URL))
 		if len(e.cfg.purposes) > 0 && v.Allowed {
-			if err := e.usageVerdict(ctx, &v, en, req.URL); err != nil {
+			if _, err := e.usageVerdict(ctx, &v, en, req.URL); err != nil {
 				return err
 			}
 			if v.Reason == ReasonUsage {

@@ -101,31 +101,32 @@ func robotsUsage(en *lifecycle.Entry) bool {
 // force before fetching: robots.txt's and, with WithPurpose, the origin's
 // tdmrep.json (fetched when not cached, unless the host is overridden).
 // With WithPurpose v becomes a refusal when they say "n" for every
-// purpose. The error is ctx's, when it ended while tdmrep.json was
-// fetched.
-func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) error {
+// purpose. fetched reports that tdmrep.json was not cached fresh, so
+// that the call may have waited for it. The error is ctx's, when it ended
+// while tdmrep.json was fetched.
+func (e *Extension) usageVerdict(ctx context.Context, v *Verdict, en *lifecycle.Entry, u *url.URL) (fetched bool, err error) {
 	var file *tdmrep.File
 	if e.tdm != nil && !en.Override {
-		f, err := e.tdm.File(ctx, en.Origin, en.Expires)
+		f, hit, err := e.tdm.FileHit(ctx, en.Origin, en.Expires)
 		if err != nil {
-			return err
+			return !hit, err
 		}
-		file = f
+		file, fetched = f, !hit
 	}
 	if !robotsUsage(en) && file.Len() == 0 {
-		return nil // nothing to look up: the path is not even built
+		return fetched, nil // nothing to look up: the path is not even built
 	}
 	if u.Opaque == "" && u.RawQuery == "" && !u.ForceQuery {
 		if path, ok := robotstxt.PlainPath(u); ok {
 			e.usagePath(v, en, file, path)
-			return nil
+			return fetched, nil
 		}
 	}
 	// The path is built in a stack buffer, as decideBuilt does: nothing
 	// keeps it.
 	var buf [robotstxt.PathBufSize]byte
 	e.usagePath(v, en, file, bytesString(robotstxt.AppendPath(buf[:0], u)))
-	return nil
+	return fetched, nil
 }
 
 // usagePath is usageVerdict once the request path is known.

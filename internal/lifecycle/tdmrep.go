@@ -227,9 +227,22 @@ func (c *TDMRep) Cached(o Origin) *tdmrep.File {
 // it is fresh without a look at the clock, which is most of the time, as
 // the file is fetched just after robots.txt and lives as long.
 func (c *TDMRep) File(ctx context.Context, o Origin, freshUntil time.Time) (*tdmrep.File, error) {
+	f, _, err := c.FileHit(ctx, o, freshUntil)
+	return f, err
+}
+
+// FileHit is File, and reports whether o's file was cached and fresh
+// (hit), so that the call neither fetched nor waited.
+func (c *TDMRep) FileHit(ctx context.Context, o Origin, freshUntil time.Time) (f *tdmrep.File, hit bool, err error) {
 	if en := c.get(o); en != nil && (freshUntil.Before(en.expires) || c.cfg.Fetcher.cfg.Now().Before(en.expires)) {
-		return en.file, nil
+		return en.file, true, nil
 	}
+	f, err = c.fetchFile(ctx, o)
+	return f, false, err
+}
+
+// fetchFile is File for an origin not cached fresh.
+func (c *TDMRep) fetchFile(ctx context.Context, o Origin) (*tdmrep.File, error) {
 	key := o.String()
 	for {
 		ch := c.flights.DoChan(key, func() (any, error) { return c.refresh(ctx, o) })
