@@ -262,6 +262,23 @@ func (p *parkedSleep) waitEntered(t *testing.T, n int) {
 // the race detector.
 const cancelBound = time.Second
 
+// cancelAndWait cancels the collector's context and runs wait (the
+// collector's Wait, after any sync Visits), putting how long it took in
+// s.took; it fails t when wait has not returned within 30 × cancelBound.
+func (s *seamRun) cancelAndWait(t *testing.T, wait func()) {
+	t.Helper()
+	t0 := time.Now()
+	s.cancel()
+	done := make(chan struct{})
+	go func() { wait(); close(done) }()
+	select {
+	case <-done:
+		s.took = time.Since(t0)
+	case <-time.After(30 * cancelBound):
+		t.Fatalf("Wait did not return within %v of the cancel; %d OnError calls so far", 30*cancelBound, len(s.errors()))
+	}
+}
+
 // cancelCase is one cancel row: async or not, with a backend.Memory or
 // not, the robots.txt served, what the first page answers, the options,
 // and where the waits are (parked: the Extension's own sleeps, which the
@@ -357,16 +374,7 @@ func suspectCancelSeam() seam {
 				_ = s.c.Visit(u)
 			}
 			<-b.probing // the first page's call failed, and its verdict is awaited
-			t0 := time.Now()
-			s.cancel()
-			done := make(chan struct{})
-			go func() { s.c.Wait(); close(done) }()
-			select {
-			case <-done:
-				s.took = time.Since(t0)
-			case <-time.After(30 * cancelBound):
-				t.Fatalf("Wait did not return within %v of the cancel", 30*cancelBound)
-			}
+			s.cancelAndWait(t, s.c.Wait)
 		},
 		check: func(t *testing.T, s *seamRun) {
 			if s.took > cancelBound {
@@ -436,16 +444,7 @@ func hopCancelSeam() seam {
 		crawl: func(t *testing.T, s *seamRun) {
 			_ = s.c.Visit(s.url("/r"))
 			park.waitEntered(t, 1)
-			t0 := time.Now()
-			s.cancel()
-			done := make(chan struct{})
-			go func() { s.c.Wait(); close(done) }()
-			select {
-			case <-done:
-				s.took = time.Since(t0)
-			case <-time.After(30 * cancelBound):
-				t.Fatalf("Wait did not return within %v of the cancel", 30*cancelBound)
-			}
+			s.cancelAndWait(t, s.c.Wait)
 		},
 		check: func(t *testing.T, s *seamRun) {
 			if s.took > cancelBound {
@@ -549,16 +548,7 @@ func (cc cancelCase) seam() seam {
 			if cc.opts != nil {
 				park.waitEntered(t, cc.waiting)
 			}
-			t0 := time.Now()
-			s.cancel()
-			done := make(chan struct{})
-			go func() { visits.Wait(); s.c.Wait(); close(done) }() // the sync Visits first: Colly's Wait may not race their WaitGroup Add
-			select {
-			case <-done:
-				s.took = time.Since(t0)
-			case <-time.After(30 * cancelBound):
-				t.Fatalf("Wait did not return within %v of the cancel; %d OnError calls so far", 30*cancelBound, len(s.errors()))
-			}
+			s.cancelAndWait(t, func() { visits.Wait(); s.c.Wait() }) // the sync Visits first: Colly's Wait may not race their WaitGroup Add
 		},
 		check: func(t *testing.T, s *seamRun) {
 			if s.took > cancelBound {
