@@ -1,0 +1,188 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gz returns s gzipped.
+func gz(t testing.TB, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := io.WriteString(zw, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// readAll reads one file and returns its items.
+func readAll(t testing.TB, body string, lim Limits) ([]Item, Result, error) {
+	t.Helper()
+	var items []Item
+	res, err := Read(strings.NewReader(body), "https://ex.com/sitemap.xml", lim, func(it Item) bool {
+		items = append(items, it)
+		return true
+	})
+	return items, res, err
+}
+
+const urlsetXML = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url>
+    <loc> https://ex.com/a?x=1&amp;y=2 </loc>
+    <lastmod>2024-05-17</lastmod>
+    <changefreq>daily</changefreq>
+    <xhtml:link rel="alternate" hreflang="de" href="https://ex.com/de/a"/>
+    <xhtml:link rel="alternate" hreflang="x-default" href="https://ex.com/a"/>
+    <image:image><image:loc>https://img.ex.com/not-a-page.png</image:loc></image:image>
+  </url>
+  <url><loc>ftp://ex.com/bad</loc></url>
+  <url><lastmod>2024-01-01</lastmod></url>
+  <url><loc>https://ex.com/b</loc><lastmod>last tuesday</lastmod></url>
+</urlset>`
+
+func TestReadFormats(t *testing.T) {
+	t.Parallel()
+	may17 := time.Date(2024, 5, 17, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		body    string
+		format  string
+		locs    []string
+		skipped int
+		check   func(t *testing.T, items []Item)
+	}{
+		{name: "urlset", body: urlsetXML, format: "urlset", locs: []string{"https://ex.com/a?x=1&y=2", "https://ex.com/b"}, skipped: 2,
+			check: func(t *testing.T, items []Item) {
+				a := items[0]
+				if !a.LastMod.Equal(may17) || a.LastModText != "2024-05-17" || a.Sitemap != "https://ex.com/sitemap.xml" {
+					t.Errorf("entry a = %+v", a)
+				}
+				if len(a.Alternates) != 2 || a.Alternates[0] != (Alternate{"de", "https://ex.com/de/a"}) {
+					t.Errorf("alternates = %+v", a.Alternates)
+				}
+				if b := items[1]; !b.LastMod.IsZero() || b.LastModText != "last tuesday" {
+					t.Errorf("a bad date keeps the entry with a zero LastMod: %+v", b)
+				}
+			}},
+		{name: "urlset gzipped", body: gz(t, urlsetXML), format: "urlset", locs: []string{"https://ex.com/a?x=1&y=2", "https://ex.com/b"}, skipped: 2},
+		{name: "index", format: "sitemapindex", locs: []string{"https://ex.com/s1.xml.gz", "https://ex.com/s2.xml"},
+			body: `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://ex.com/s1.xml.gz</loc><lastmod>2024-05-17T00:00:00Z</lastmod></sitemap><sitemap><loc>https://ex.com/s2.xml</loc></sitemap></sitemapindex>`,
+			check: func(t *testing.T, items []Item) {
+				if !items[0].Child || !items[0].LastMod.Equal(may17) {
+					t.Errorf("index entry = %+v", items[0])
+				}
+			}},
+		{name: "text", format: "text", locs: []string{"https://ex.com/1", "http://ex.com/2"}, skipped: 2,
+			body: "\ufeffhttps://ex.com/1\r\n\n  http://ex.com/2  \nnot a url\n" + "https://ex.com/" + strings.Repeat("x", 3000) + "\n"},
+		{name: "text gzipped", body: gz(t, "https://ex.com/1\nhttps://ex.com/2"), format: "text", locs: []string{"https://ex.com/1", "https://ex.com/2"}},
+		{name: "rss", format: "rss", locs: []string{"https://ex.com/post1", "https://ex.com/post2"},
+			body: `<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel><title>t</title><link>https://ex.com/</link>
+<atom:link href="https://ex.com/feed" rel="self"/>
+<item><title>1</title><link>https://ex.com/post1</link><pubDate>Fri, 17 May 2024 00:00:00 GMT</pubDate></item>
+<item><link>https://ex.com/post2</link><atom:link href="https://ex.com/other"/></item></channel></rss>`,
+			check: func(t *testing.T, items []Item) {
+				if !items[0].LastMod.Equal(may17) {
+					t.Errorf("pubDate: %+v", items[0])
+				}
+			}},
+		{name: "atom", format: "atom", locs: []string{"https://ex.com/e1", "https://ex.com/e2"},
+			body: `<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://ex.com/"/>
+<entry><link rel="edit" href="https://ex.com/edit"/><link href="https://ex.com/e1"/><published>2020-01-01T00:00:00Z</published><updated>2024-05-17T00:00:00Z</updated></entry>
+<entry><link rel="alternate" href="https://ex.com/e2"/><published>2024-05-17T00:00:00Z</published></entry></feed>`,
+			check: func(t *testing.T, items []Item) {
+				if !items[0].LastMod.Equal(may17) || !items[1].LastMod.Equal(may17) {
+					t.Errorf("updated, else published: %+v", items)
+				}
+			}},
+		{name: "latin-1", format: "urlset", locs: []string{"https://ex.com/caf\u00e9"},
+			body: "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://ex.com/caf\xe9</loc></url></urlset>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			items, res, err := readAll(t, tc.body, Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var locs []string
+			for _, it := range items {
+				locs = append(locs, it.Loc)
+			}
+			if strings.Join(locs, " ") != strings.Join(tc.locs, " ") || res.Format != tc.format || res.Skipped != tc.skipped {
+				t.Fatalf("got %q, %+v; want %q, format %s, %d skipped", locs, res, tc.locs, tc.format, tc.skipped)
+			}
+			if tc.check != nil {
+				tc.check(t, items)
+			}
+		})
+	}
+}
+
+func TestReadBadFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		body  string
+		lim   Limits
+		want  error
+		items int
+	}{
+		{"html page", "<html><body>not found</body></html>", Limits{}, ErrMalformed, 0},
+		{"empty", "", Limits{}, nil, 0},
+		{"broken after one entry", `<urlset><url><loc>https://ex.com/1</loc></url><url><loc>https://ex.com/2</loc></url><url><loc x="></urlset>`, Limits{}, ErrMalformed, 2},
+		{"bad gzip", "\x1f\x8bnot gzip at all", Limits{}, ErrMalformed, 0},
+		{"gzip cut short", gz(t, urlsetXML)[:60], Limits{}, io.ErrUnexpectedEOF, 0},
+		{"unknown encoding", `<?xml version="1.0" encoding="EBCDIC"?><urlset/>`, Limits{}, ErrMalformed, 0},
+		{"too many URLs", strings.Repeat("https://ex.com/p\n", 5), Limits{FileURLs: 3}, ErrLimit, 3},
+		{"too many bytes", strings.Repeat("https://ex.com/p\n", 100), Limits{FileBytes: 170}, ErrLimit, 10},
+		{"exactly the bound", strings.Repeat("https://ex.com/p\n", 10), Limits{FileBytes: 170}, nil, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			items, _, err := readAll(t, tc.body, tc.lim)
+			if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) || len(items) != tc.items {
+				t.Fatalf("err %v (want %v), %d items (want %d)", err, tc.want, len(items), tc.items)
+			}
+		})
+	}
+}
+
+// TestReadGzipBomb: a gzip stream that inflates far past the file bound
+// is cut there, having read no more than the bound, and says so.
+func TestReadGzipBomb(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	line := []byte("https://ex.com/p\n")
+	zeros := make([]byte, 1<<20)
+	_, _ = zw.Write(line)
+	for range 200 { // 200 MiB of zeros after one URL
+		_, _ = zw.Write(zeros)
+	}
+	_ = zw.Close()
+	items, _, err := readAll(t, b.String(), Limits{FileBytes: 8 << 20})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Bound != "file bytes" || len(items) != 1 {
+		t.Fatalf("compressed %d bytes: err %v, %d items; want the file bytes bound and the one URL", b.Len(), err, len(items))
+	}
+}
+
+// TestReadStops: the read ends when fn returns false.
+func TestReadStops(t *testing.T) {
+	t.Parallel()
+	n := 0
+	_, err := Read(strings.NewReader(urlsetXML), "u", Limits{}, func(Item) bool { n++; return false })
+	if err != nil || n != 1 {
+		t.Fatalf("err %v after %d items", err, n)
+	}
+}

@@ -1,0 +1,216 @@
+package sitemap
+
+// This file is the Walker: it reads a set of sitemaps, follows the
+// indexes among them, keeps the location rule and the walk's bounds, and
+// yields the pages entry by entry.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+)
+
+// Fetch returns the body of the sitemap at u; the Walker closes it. An
+// error is yielded and the walk goes on with the next sitemap.
+type Fetch func(ctx context.Context, u *url.URL) (io.ReadCloser, error)
+
+// Root is a sitemap a walk starts from.
+type Root struct {
+	URL string
+	// NamedBy is the origin whose robots.txt names the sitemap ("" for
+	// none): the sitemap may list any URL of it (a cross-submission).
+	NamedBy string
+}
+
+// Counts is what one walk did. Every entry and sitemap not yielded is
+// counted in one of them.
+type Counts struct {
+	Sitemaps int // sitemap files fetched (Fetch returned a body)
+	Failed   int // sitemap files that could not be fetched or read whole
+	Entries  int // page entries yielded
+	Outside  int // entries (and sitemaps of an index) dropped by the location rule
+	Skipped  int // bad entries skipped (no or bad URL)
+	Loops    int // sitemaps listed again, not read again
+	Cut      int // bounds reached (each also yielded as a *LimitError)
+}
+
+// Walker reads sitemaps through Fetch. The zero Limits are the defaults.
+type Walker struct {
+	Fetch  Fetch
+	Limits Limits
+	// KeepOutside yields the entries the location rule would drop.
+	KeepOutside bool
+	// Counted, when set, is called with each walk's Counts at its end.
+	Counted func(Counts)
+}
+
+// job is a sitemap to read.
+type job struct {
+	u     *url.URL
+	depth int
+	named string
+}
+
+// walk is the state of one Walk.
+type walk struct {
+	w     *Walker
+	lim   Limits
+	ctx   context.Context
+	yield func(Entry, error) bool
+	n     Counts
+	seen  map[string]bool
+	queue []job
+	done  bool // the consumer stopped, the context ended, or the entries bound was reached
+	full  bool // the sitemaps bound was reached (reported once); what is queued is still read
+}
+
+// Walk reads roots, then the sitemaps their indexes list, breadth first,
+// yielding each page entry, and an error for what could not be read or
+// was cut; it ends when everything is read, a walk bound is reached, ctx
+// ends, or yield returns false.
+func (w *Walker) Walk(ctx context.Context, roots []Root, yield func(Entry, error) bool) {
+	k := &walk{w: w, lim: w.Limits.withDefaults(), ctx: ctx, yield: yield, seen: map[string]bool{}}
+	defer func() {
+		if w.Counted != nil {
+			w.Counted(k.n)
+		}
+	}()
+	for _, r := range roots {
+		u, err := url.Parse(r.URL)
+		if err != nil || !goodURL(r.URL) {
+			k.fail(fmt.Errorf("sitemap %q: %w: not an absolute http(s) URL", r.URL, ErrMalformed))
+			continue
+		}
+		k.add(job{u: u, named: r.NamedBy}, "")
+	}
+	for len(k.queue) > 0 && !k.done {
+		j := k.queue[0]
+		k.queue = k.queue[1:]
+		k.read(j)
+	}
+}
+
+// add queues j unless it was read already in this walk or the walk's
+// sitemap bound is reached; index is the sitemap listing it, "" for a
+// root.
+func (k *walk) add(j job, index string) {
+	key := j.u.String()
+	if k.seen[key] {
+		k.n.Loops++
+		if index != "" {
+			k.fail(fmt.Errorf("sitemap %s listed again by %s: %w", key, index, ErrLoop))
+		}
+		return
+	}
+	if len(k.seen) >= k.lim.Sitemaps {
+		if !k.full {
+			k.full = true
+			k.n.Cut++
+			k.fail(&LimitError{URL: key, Bound: "sitemaps", Limit: int64(k.lim.Sitemaps)})
+		}
+		return
+	}
+	k.seen[key] = true
+	k.queue = append(k.queue, j)
+}
+
+// read fetches one sitemap and yields its pages, queueing an index's
+// sitemaps.
+func (k *walk) read(j job) {
+	if k.ctx.Err() != nil {
+		k.done = true
+		return
+	}
+	body, err := k.w.Fetch(k.ctx, j.u)
+	if err != nil {
+		if k.ctx.Err() != nil {
+			k.done = true
+			return
+		}
+		k.n.Failed++
+		k.fail(err)
+		return
+	}
+	defer body.Close()
+	k.n.Sitemaps++
+	sc := scopeOf(j.u, j.named)
+	deep := false
+	res, err := Read(body, j.u.String(), k.lim, func(it Item) bool {
+		if k.ctx.Err() != nil {
+			k.done = true
+			return false
+		}
+		loc, perr := url.Parse(it.Loc)
+		if perr != nil {
+			k.n.Skipped++
+			return true
+		}
+		if it.Child {
+			return k.child(j, sc, loc, &deep)
+		}
+		if !k.w.KeepOutside && !sc.holds(loc) {
+			k.n.Outside++
+			return true
+		}
+		if k.n.Entries >= k.lim.Entries {
+			k.cut(&LimitError{URL: j.u.String(), Bound: "entries", Limit: int64(k.lim.Entries)})
+			return false
+		}
+		k.n.Entries++
+		if !k.yield(it.Entry, nil) {
+			k.done = true
+			return false
+		}
+		return true
+	})
+	k.n.Skipped += res.Skipped
+	if err != nil && !k.done {
+		var le *LimitError
+		if errors.As(err, &le) {
+			k.n.Cut++
+		} else {
+			k.n.Failed++
+		}
+		if !k.yield(Entry{Sitemap: j.u.String()}, err) {
+			k.done = true
+		}
+	}
+}
+
+// child queues a sitemap the index j lists, within the depth bound (a
+// depth reached is reported once per index) and the location rule.
+func (k *walk) child(j job, sc scope, loc *url.URL, deep *bool) bool {
+	if !k.w.KeepOutside && !sc.holdsSitemap(loc) {
+		k.n.Outside++
+		return true
+	}
+	if j.depth+1 > k.lim.Depth {
+		if !*deep {
+			*deep = true
+			k.n.Cut++
+			if !k.yield(Entry{Sitemap: j.u.String()}, &LimitError{URL: j.u.String(), Bound: "depth", Limit: int64(k.lim.Depth)}) {
+				k.done = true
+				return false
+			}
+		}
+		return true
+	}
+	k.add(job{u: loc, depth: j.depth + 1, named: j.named}, j.u.String())
+	return !k.done
+}
+
+// fail yields err, ending the walk if the consumer stops.
+func (k *walk) fail(err error) {
+	if !k.yield(Entry{}, err) {
+		k.done = true
+	}
+}
+
+// cut yields a walk bound reached and ends the walk.
+func (k *walk) cut(err error) {
+	k.n.Cut++
+	k.fail(err)
+	k.done = true
+}
