@@ -10,6 +10,7 @@ import (
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/internal/useragent"
 	"github.com/robotsext/robotsext/internal/warnlog"
 	"github.com/robotsext/robotsext/webbotauth"
@@ -93,6 +94,7 @@ type config struct {
 	headers          http.Header
 	redirect         RedirectHandler // the user's redirect handler, run after ours
 	redirectSet      bool
+	sitemaps         sitemap.Rules                                    // WithSitemapRules
 	now              func() time.Time                                 // injectable clock
 	nowSet           bool                                             // WithClock gave now; false: time.Now
 	sleep            func(ctx context.Context, d time.Duration) error // waits on the clock now reads; tests replace it

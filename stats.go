@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/internal/tally"
 )
 
@@ -155,6 +156,8 @@ type Stats struct {
 	Responses map[StatusClass]uint64
 	// PageCache counts what WithPageCache's cache did; zero without it.
 	PageCache PageCacheStats
+	// Sitemaps counts what ReadSitemaps and VisitSitemaps did.
+	Sitemaps SitemapCounts
 }
 
 // maxReasons bounds the Reason values counted; verdict.go defines fewer.
@@ -185,6 +188,7 @@ type counters struct {
 	tdmFiles            atomic.Uint64
 	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
+	sitemaps            sitemap.Totals
 	paceWaits           tally.Durations
 	fetchDurations      tally.Durations
 	responses           tally.Counts // page responses by StatusClass (responses.go)
@@ -254,6 +258,7 @@ func (c *counters) snapshot() Stats {
 		PaceWaits:         snapshot(&c.paceWaits),
 		FetchDurations:    snapshot(&c.fetchDurations),
 		Responses:         c.responses.Map(),
+		Sitemaps:          c.sitemaps.Snapshot(),
 	}
 	for i := range c.fetches {
 		if n := c.fetches[i].Load(); n > 0 {

@@ -30,6 +30,17 @@ type Limits struct {
 	Entries   int   // page entries yielded per walk (DefaultMaxEntries)
 }
 
+// Rules are how a caller reads sitemaps: the Limits; KeepOutside, to
+// yield the entries the location rule would drop (robots.txt still
+// decides each page when it is visited); SkipUnchanged, to skip the
+// pages a page cache holds a copy of at least as recent as their LastMod
+// (Walker.Unchanged).
+type Rules struct {
+	Limits
+	KeepOutside   bool
+	SkipUnchanged bool
+}
+
 // withDefaults returns l with its zero (or negative) fields set to their
 // defaults.
 func (l Limits) withDefaults() Limits {
@@ -60,6 +71,9 @@ var (
 	// ErrMalformed: the file is not a sitemap this package reads, or its
 	// XML is broken; the entries before the break were yielded.
 	ErrMalformed = errors.New("sitemap: malformed")
+	// ErrNotFetched: the sitemap was not fetched, or its answer was not a
+	// 2xx; the caller's error says why.
+	ErrNotFetched = errors.New("sitemap: not fetched")
 )
 
 // LimitError is the error of a bound reached; it wraps ErrLimit.

@@ -60,3 +60,24 @@ func (s scope) holdsSitemap(loc *url.URL) bool {
 	o := Origin(loc)
 	return o == s.origin || o == s.named
 }
+
+// Roots are the sitemaps a walk from u starts with, given the sitemaps
+// named by the robots.txt of u's origin: for a site (u's path is "" or
+// "/"), every one named; else u itself, a cross-submission when named.
+func Roots(u *url.URL, named []string) []Root {
+	origin := Origin(u)
+	if u.Path == "" || u.Path == "/" {
+		roots := make([]Root, len(named))
+		for i, m := range named {
+			roots[i] = Root{URL: m, NamedBy: origin}
+		}
+		return roots
+	}
+	r := Root{URL: u.String()}
+	for _, m := range named {
+		if m == r.URL {
+			r.NamedBy = origin
+		}
+	}
+	return []Root{r}
+}

@@ -34,14 +34,19 @@ type Counts struct {
 	Skipped  int // bad entries skipped (no or bad URL)
 	Loops    int // sitemaps listed again, not read again
 	Cut      int // bounds reached (each also yielded as a *LimitError)
+	// Unchanged counts the entries not yielded because the crawl's copy
+	// is as recent as their last change (Walker.Unchanged).
+	Unchanged int
 }
 
-// Walker reads sitemaps through Fetch. The zero Limits are the defaults.
+// Walker reads sitemaps through Fetch, by its Rules (the zero Limits are
+// the defaults; SkipUnchanged is the caller's, who sets Unchanged).
 type Walker struct {
-	Fetch  Fetch
-	Limits Limits
-	// KeepOutside yields the entries the location rule would drop.
-	KeepOutside bool
+	Fetch Fetch
+	Rules
+	// Unchanged, when set, tells the pages not to yield (counted in
+	// Counts.Unchanged): those a crawl has stored since their LastMod.
+	Unchanged func(context.Context, Entry) bool
 	// Counted, when set, is called with each walk's Counts at its end.
 	Counted func(Counts)
 }
@@ -152,6 +157,10 @@ func (k *walk) read(j job) {
 		}
 		if !k.w.KeepOutside && !sc.holds(loc) {
 			k.n.Outside++
+			return true
+		}
+		if k.w.Unchanged != nil && k.w.Unchanged(k.ctx, it.Entry) {
+			k.n.Unchanged++
 			return true
 		}
 		if k.n.Entries >= k.lim.Entries {

@@ -97,7 +97,7 @@ func TestWalk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			w := &Walker{Fetch: tc.files.fetch, Limits: tc.lim, KeepOutside: tc.keep}
+			w := &Walker{Fetch: tc.files.fetch, Rules: Rules{Limits: tc.lim, KeepOutside: tc.keep}}
 			locs, errs, n := walked(w, tc.roots...)
 			if got := strings.Join(locs, " "); got != tc.locs {
 				t.Errorf("locs %q, want %q", got, tc.locs)
