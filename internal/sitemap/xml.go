@@ -31,7 +31,7 @@ var formats = map[string][2]string{
 
 // xml reads an XML sitemap, index, RSS 2.0 or Atom 1.0 feed.
 func (rd *reader) xml(br *bufio.Reader) error {
-	d := newDecoder(br)
+	d := newDecoder(&squeeze{r: br})
 	var (
 		record   string // the entries' element name
 		inRecord int    // the depth of the entry being read, 0 outside
