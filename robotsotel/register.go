@@ -60,6 +60,14 @@
 //	robotsext.directive.pages           counter {page}           pages whose X-Robots-Tag or robots meta tags said something to the crawler
 //	robotsext.links.refused             counter {request}        links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
 //	robotsext.responses                 counter {response}       what the page requests got back; robotsext.status_class: none (no response), 1xx, 2xx, 3xx, 4xx, 5xx
+//	robotsext.sitemaps.fetched          counter {sitemap}        sitemap files fetched by ReadSitemaps
+//	robotsext.sitemaps.failed           counter {sitemap}        sitemap files not fetched (refused, not a 2xx) or not read whole (broken)
+//	robotsext.sitemap.entries           counter {entry}          page entries ReadSitemaps yielded
+//	robotsext.sitemap.entries.outside   counter {entry}          entries (and indexed sitemaps) dropped by the location rule
+//	robotsext.sitemap.entries.skipped   counter {entry}          bad entries skipped: no URL, or not an absolute http(s) one
+//	robotsext.sitemap.entries.unchanged counter {entry}          entries not yielded because the page cache's copy is as recent (SkipUnchanged)
+//	robotsext.sitemap.loops             counter {sitemap}        sitemaps listed again by an index, not read again
+//	robotsext.sitemap.limits            counter {limit}          sitemap bounds reached (a file's URLs or bytes, nesting, sitemaps or entries per call)
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -339,6 +347,30 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 	scalarCounter("robotsext.page_cache.saved", "By",
 		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
 		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
+	scalarCounter("robotsext.sitemaps.fetched", "{sitemap}",
+		"Sitemap files fetched by ReadSitemaps.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Sitemaps) })
+	scalarCounter("robotsext.sitemaps.failed", "{sitemap}",
+		"Sitemap files not fetched (refused by robots.txt or the back-off, not a 2xx) or not read whole (broken XML or gzip).",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Failed) })
+	scalarCounter("robotsext.sitemap.entries", "{entry}",
+		"Page entries ReadSitemaps yielded.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Entries) })
+	scalarCounter("robotsext.sitemap.entries.outside", "{entry}",
+		"Sitemap entries (and sitemaps of an index) dropped by the protocol's location rule.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Outside) })
+	scalarCounter("robotsext.sitemap.entries.skipped", "{entry}",
+		"Bad sitemap entries skipped: no URL, or not an absolute http(s) one.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Skipped) })
+	scalarCounter("robotsext.sitemap.entries.unchanged", "{entry}",
+		"Sitemap entries not yielded because the page cache holds a copy at least as recent as their lastmod.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Unchanged) })
+	scalarCounter("robotsext.sitemap.loops", "{sitemap}",
+		"Sitemaps listed again by an index, not read again.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Loops) })
+	scalarCounter("robotsext.sitemap.limits", "{limit}",
+		"Sitemap bounds reached: a file's URLs or bytes, the nesting of indexes, the sitemaps or entries of a call.",
+		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Cut) })
 	upDown("robotsext.cache.origins", "{origin}",
 		"Origins whose robots.txt is cached now.",
 		func(s *robotsext.Stats) int64 { return int64(s.Origins) })

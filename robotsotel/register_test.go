@@ -145,6 +145,14 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.page_cache.misses", "{page}", "counter"},
 		{"robotsext.page_cache.stale", "{page}", "counter"},
 		{"robotsext.page_cache.saved", "By", "counter"},
+		{"robotsext.sitemaps.fetched", "{sitemap}", "counter"},
+		{"robotsext.sitemaps.failed", "{sitemap}", "counter"},
+		{"robotsext.sitemap.entries", "{entry}", "counter"},
+		{"robotsext.sitemap.entries.outside", "{entry}", "counter"},
+		{"robotsext.sitemap.entries.skipped", "{entry}", "counter"},
+		{"robotsext.sitemap.entries.unchanged", "{entry}", "counter"},
+		{"robotsext.sitemap.loops", "{sitemap}", "counter"},
+		{"robotsext.sitemap.limits", "{limit}", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {
 		t.Errorf("%d instruments reported, want %d", n, len(tests))

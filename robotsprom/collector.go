@@ -68,6 +68,14 @@
 //	robotsext_directive_pages_total                pages whose X-Robots-Tag or robots meta tags said something to the crawler
 //	robotsext_links_refused_total                  links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
 //	robotsext_responses_total{class}               what the page requests got back; class is none (no response), 1xx, 2xx, 3xx, 4xx or 5xx
+//	robotsext_sitemaps_fetched_total               sitemap files fetched by ReadSitemaps
+//	robotsext_sitemaps_failed_total                sitemap files not fetched (refused, not a 2xx) or not read whole (broken)
+//	robotsext_sitemap_entries_total                page entries ReadSitemaps yielded
+//	robotsext_sitemap_entries_outside_total        entries (and indexed sitemaps) dropped by the location rule
+//	robotsext_sitemap_entries_skipped_total        bad entries skipped: no URL, or not an absolute http(s) one
+//	robotsext_sitemap_entries_unchanged_total      entries not yielded because the page cache's copy is as recent (SkipUnchanged)
+//	robotsext_sitemap_loops_total                  sitemaps listed again by an index, not read again
+//	robotsext_sitemap_limits_total                 sitemap bounds reached (a file's URLs or bytes, nesting, sitemaps or entries per call)
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
@@ -208,6 +216,26 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 	counter("page_cache_saved_bytes_total",
 		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
 		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
+
+	sitemap := func(name, help string, get func(c robotsext.SitemapCounts) int) {
+		counter(name, help, func(s *robotsext.Stats) uint64 { return uint64(get(s.Sitemaps)) })
+	}
+	sitemap("sitemaps_fetched_total", "Sitemap files fetched by ReadSitemaps.",
+		func(c robotsext.SitemapCounts) int { return c.Sitemaps })
+	sitemap("sitemaps_failed_total", "Sitemap files not fetched (refused by robots.txt or the back-off, not a 2xx) or not read whole (broken XML or gzip).",
+		func(c robotsext.SitemapCounts) int { return c.Failed })
+	sitemap("sitemap_entries_total", "Page entries ReadSitemaps yielded.",
+		func(c robotsext.SitemapCounts) int { return c.Entries })
+	sitemap("sitemap_entries_outside_total", "Sitemap entries (and sitemaps of an index) dropped by the protocol's location rule.",
+		func(c robotsext.SitemapCounts) int { return c.Outside })
+	sitemap("sitemap_entries_skipped_total", "Bad sitemap entries skipped: no URL, or not an absolute http(s) one.",
+		func(c robotsext.SitemapCounts) int { return c.Skipped })
+	sitemap("sitemap_entries_unchanged_total", "Sitemap entries not yielded because the page cache holds a copy at least as recent as their lastmod.",
+		func(c robotsext.SitemapCounts) int { return c.Unchanged })
+	sitemap("sitemap_loops_total", "Sitemaps listed again by an index, not read again.",
+		func(c robotsext.SitemapCounts) int { return c.Loops })
+	sitemap("sitemap_limits_total", "Sitemap bounds reached: a file's URLs or bytes, the nesting of indexes, the sitemaps or entries of a call.",
+		func(c robotsext.SitemapCounts) int { return c.Cut })
 
 	counter("backend_errors_total",
 		"Failed Backend calls; each was answered locally.",
