@@ -1,8 +1,6 @@
 package robotsext
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
 // demoSite is a loopback site of pages pages listed in a gzipped sitemap
@@ -106,7 +105,7 @@ func (s *demoSite) file(path string) ([]byte, time.Time, string) {
 			fmt.Fprintf(&b, "<sitemap><loc>%s/sitemap-%d.xml.gz</loc><lastmod>%s</lastmod></sitemap>", s.URL, i, s.mapMod(i, k).Format(time.RFC3339))
 		}
 		b.WriteString("</sitemapindex>")
-		return gzipBytes(b.String()), s.mapMod(0, k), fmt.Sprintf(`"i%d"`, k)
+		return []byte(gzipped(b.String())), s.mapMod(0, k), fmt.Sprintf(`"i%d"`, k)
 	case strings.HasPrefix(path, "/sitemap-"):
 		var i int
 		if _, err := fmt.Sscanf(path, "/sitemap-%d.xml.gz", &i); err != nil || i >= s.maps {
@@ -119,7 +118,7 @@ func (s *demoSite) file(path string) ([]byte, time.Time, string) {
 			fmt.Fprintf(&b, "<url><loc>%s/page/%d</loc><lastmod>%s</lastmod></url>\n", s.URL, p, s.pageMod(p, k).Format("2006-01-02"))
 		}
 		b.WriteString("</urlset>")
-		return gzipBytes(b.String()), s.mapMod(i, k), fmt.Sprintf(`"s%d-%d"`, i, min(max(k-i*per, 0), per))
+		return []byte(gzipped(b.String())), s.mapMod(i, k), fmt.Sprintf(`"s%d-%d"`, i, min(max(k-i*per, 0), per))
 	case strings.HasPrefix(path, "/page/"):
 		var p int
 		if _, err := fmt.Sscanf(path, "/page/%d", &p); err != nil || p >= s.pages {
@@ -140,14 +139,6 @@ func (s *demoSite) pageMod(p, k int) time.Time {
 }
 
 func (s *demoSite) mapMod(i, k int) time.Time { return s.pageMod(i*(s.pages/s.maps), k) }
-
-func gzipBytes(s string) []byte {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, _ = zw.Write([]byte(s))
-	_ = zw.Close()
-	return b.Bytes()
-}
 
 // demoCost is what one crawl cost the site.
 type demoCost struct {
@@ -188,7 +179,7 @@ func crawlDemo(t testing.TB, s *demoSite, st PageStore, skip bool) demoCost {
 func TestSitemapRecrawl(t *testing.T) {
 	t.Parallel()
 	s := newDemoSite(t, 1000, 4)
-	st := &memPageStore{m: map[string][]byte{}}
+	st := &pagecache.Memory{}
 	first := crawlDemo(t, s, st, false)
 	if first.requests != 1+1+4+1000 || first.visited != 1000 {
 		t.Fatalf("first crawl: %+v; want robots.txt, the index, 4 sitemaps and 1,000 pages", first)
@@ -225,7 +216,7 @@ func BenchmarkSitemapRecrawl(b *testing.B) {
 			var first, second demoCost
 			for range b.N {
 				s := newDemoSite(b, 10_000, 4)
-				st := &memPageStore{m: map[string][]byte{}}
+				st := &pagecache.Memory{}
 				f := crawlDemo(b, s, st, false)
 				s.change(100)
 				g := crawlDemo(b, s, st, skip)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
 // mapSite is a loopback site of sitemaps and pages. It records each
@@ -180,7 +181,7 @@ func TestReadSitemapsPageCache(t *testing.T) {
 	clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s := newMapSite(t, clk, nil, politeFiles)
 	c := colly.NewCollector()
-	e := Apply(c, withClock(clk.now), withSleep(clk.sleep), WithPageStore(&memPageStore{m: map[string][]byte{}}),
+	e := Apply(c, withClock(clk.now), withSleep(clk.sleep), WithPageStore(&pagecache.Memory{}),
 		WithSitemapRules(SitemapRules{SkipUnchanged: true}), WithLogger(slog.New(slog.DiscardHandler)))
 	first, _ := readSitemaps(e, s.URL)
 	for _, l := range first {
@@ -208,31 +209,4 @@ func TestReadSitemapsPageCache(t *testing.T) {
 	if n := e.Stats().Sitemaps.Unchanged; n != 2 {
 		t.Errorf("Stats.Sitemaps.Unchanged = %d, want 2", n)
 	}
-}
-
-// memPageStore is a PageStore in memory.
-type memPageStore struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (m *memPageStore) Get(_ context.Context, k string) ([]byte, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.m[k]
-	return b, ok, nil
-}
-
-func (m *memPageStore) Set(_ context.Context, k string, b []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.m[k] = b
-	return nil
-}
-
-func (m *memPageStore) Delete(_ context.Context, k string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.m, k)
-	return nil
 }
