@@ -210,3 +210,52 @@ func TestReadSitemapsPageCache(t *testing.T) {
 		t.Errorf("Stats.Sitemaps.Unchanged = %d, want 2", n)
 	}
 }
+
+// TestReadSitemapsEndsWithContext: a sitemap waiting for its host's pace
+// (a Crawl-delay of 30 s on a clock that never moves: the wait ends only
+// with the context) stops waiting when ctx ends, and the stream ends
+// without sending it. The 10 s bound only guards against a hang.
+func TestReadSitemapsEndsWithContext(t *testing.T) {
+	t.Parallel()
+	clk := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := newMapSite(t, clk, nil, func(base string) map[string]string {
+		return map[string]string{
+			"/robots.txt": "User-agent: *\nCrawl-delay: 30\nSitemap: " + base + "/s1.xml\n",
+			"/s1.xml":     `<urlset><url><loc>` + base + `/page/1</loc></url></urlset>`,
+		}
+	})
+	waiting := make(chan struct{}, 1)
+	blockUntilDone := func(ctx context.Context, _ time.Duration) error {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	e := Apply(colly.NewCollector(), withClock(clk.now), withSleep(blockUntilDone), WithLogger(slog.New(slog.DiscardHandler)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []error)
+	go func() {
+		var errs []error
+		for _, err := range e.ReadSitemaps(ctx, s.URL) {
+			errs = append(errs, err)
+		}
+		done <- errs
+	}()
+	<-waiting
+	cancel()
+	select {
+	case got := <-done:
+		if len(got) != 0 {
+			t.Errorf("yielded %v after the context ended", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadSitemaps still waiting 10 s after its context ended")
+	}
+	for _, h := range s.requests() {
+		if h.path != "/robots.txt" {
+			t.Errorf("%s was sent after the context ended", h.path)
+		}
+	}
+}
