@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -257,5 +258,32 @@ func TestReadSitemapsEndsWithContext(t *testing.T) {
 		if h.path != "/robots.txt" {
 			t.Errorf("%s was sent after the context ended", h.path)
 		}
+	}
+}
+
+// TestReadSitemapsFreshFromCache: a sitemap the page cache holds fresh
+// (max-age) is read again without a request, and, nothing having been
+// sent, it neither waits for the pace nor counts as the host's answer.
+func TestReadSitemapsFreshFromCache(t *testing.T) {
+	t.Parallel()
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0\n")
+			return
+		}
+		sent.Add(1)
+		w.Header().Set("Cache-Control", "max-age=3600")
+		fmt.Fprintf(w, "http://%s/page/1\n", r.Host)
+	}))
+	defer srv.Close()
+	e := Apply(colly.NewCollector(), WithPageStore(&pagecache.Memory{}), WithLogger(slog.New(slog.DiscardHandler)))
+	for range 2 {
+		if locs, errs := readSitemaps(e, srv.URL+"/sitemap.txt"); len(locs) != 1 || len(errs) != 0 {
+			t.Fatalf("entries %q, errors %v", locs, errs)
+		}
+	}
+	if n, got := sent.Load(), e.Stats().Responses[Status2xx]; n != 1 || got != 1 {
+		t.Errorf("%d sitemap requests sent, %d responses counted; want 1 and 1", n, got)
 	}
 }

@@ -56,7 +56,8 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) 
 	}
 	req.Header = f.Header()
 	host := hostOf(req.URL)
-	if !f.Pages.ClaimFresh(ctx, req) { // a fresh copy is served without a request: no pace
+	local := f.Pages.ClaimFresh(ctx, req) // a fresh copy is served without a request: no pace
+	if !local {
 		if _, refused := f.Backoff.Admit(ctx, host, req); refused {
 			return nil, fmt.Errorf("%w: %s: its host is backing off", ErrNotFetched, u.Redacted())
 		}
@@ -73,6 +74,9 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) 
 	}
 	client := &http.Client{Transport: f.Wrap(next), CheckRedirect: f.Redirect}
 	return Get(client, req, f.Timeout, func(resp *http.Response) {
+		if local {
+			return // nothing was sent: no claim to end, no answer of the host's
+		}
 		if resp != nil {
 			host = hostOf(resp.Request.URL) // the last hop's
 		}
