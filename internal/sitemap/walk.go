@@ -83,6 +83,9 @@ func (w *Walker) Walk(ctx context.Context, roots []Root, yield func(Entry, error
 		}
 	}()
 	for _, r := range roots {
+		if k.done {
+			return // the consumer stopped: yield must not be called again
+		}
 		u, err := url.Parse(r.URL)
 		if err != nil || !goodURL(r.URL) {
 			k.fail(fmt.Errorf("sitemap %q: %w: not an absolute http(s) URL", r.URL, ErrMalformed))

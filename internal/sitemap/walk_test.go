@@ -130,6 +130,11 @@ func TestWalkEnds(t *testing.T) {
 	if n != 1 || fetched != 1 {
 		t.Errorf("break: %d yielded, %d fetched", n, fetched)
 	}
+	n = 0 // two bad roots: the walk stops at the first, as the consumer asks
+	w.Walk(context.Background(), []Root{{URL: "/a"}, {URL: "/b"}}, func(Entry, error) bool { n++; return false })
+	if n != 1 {
+		t.Errorf("break on a bad root: %d yielded", n)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n, fetched = 0, 0
 	w.Walk(ctx, []Root{{URL: s + "a.xml"}, {URL: s + "b.xml"}}, func(Entry, error) bool { n++; cancel(); return true })
