@@ -1,9 +1,6 @@
 package sitemap
 
-import (
-	"bufio"
-	"io"
-)
+import "io"
 
 // Runs of an XML file that no entry can use, dropped before the decoder
 // (which would buffer each whole, up to the file bound): white space past
@@ -18,23 +15,27 @@ const (
 
 // squeeze is an io.Reader of r without the runs above.
 type squeeze struct {
-	r     *bufio.Reader
+	r     io.Reader
 	inTag bool // between '<' and '>'
 	space int  // the current run of white space
 	text  int  // the current run of text outside tags, white space aside
 }
 
 func (s *squeeze) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		b, err := s.r.ReadByte()
-		if err != nil {
-			if n > 0 {
-				return n, nil
-			}
-			return 0, err
+	for {
+		n, err := s.r.Read(p)
+		if n = s.filter(p[:n]); n > 0 || err != nil {
+			return n, err
 		}
-		switch b {
+	}
+}
+
+// filter drops the runs above from b in place and returns the length
+// kept.
+func (s *squeeze) filter(b []byte) int {
+	w := 0
+	for _, c := range b {
+		switch c {
 		case '<':
 			s.inTag, s.space, s.text = true, 0, 0
 		case '>':
@@ -51,10 +52,10 @@ func (s *squeeze) Read(p []byte) (int, error) {
 				}
 			}
 		}
-		p[n] = b
-		n++
+		b[w] = c
+		w++
 	}
-	return n, nil
+	return w
 }
 
 var _ io.Reader = (*squeeze)(nil)
