@@ -64,7 +64,7 @@
 //	robotsext.sitemaps.failed           counter {sitemap}        sitemap files not fetched (refused, not a 2xx) or not read whole (broken)
 //	robotsext.sitemap.entries           counter {entry}          page entries ReadSitemaps yielded
 //	robotsext.sitemap.entries.outside   counter {entry}          entries (and indexed sitemaps) dropped by the location rule
-//	robotsext.sitemap.entries.skipped   counter {entry}          bad entries skipped: no URL, or not an absolute http(s) one
+//	robotsext.sitemap.entries.skipped   counter {entry}          bad entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256) skipped
 //	robotsext.sitemap.entries.unchanged counter {entry}          entries not yielded because the page cache's copy is as recent (SkipUnchanged)
 //	robotsext.sitemap.loops             counter {sitemap}        sitemaps listed again by an index, not read again
 //	robotsext.sitemap.limits            counter {limit}          sitemap bounds reached (a file's URLs or bytes, nesting, sitemaps or entries per call)
@@ -360,7 +360,7 @@ func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute
 		"Sitemap entries (and sitemaps of an index) dropped by the protocol's location rule.",
 		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Outside) })
 	scalarCounter("robotsext.sitemap.entries.skipped", "{entry}",
-		"Bad sitemap entries skipped: no URL, or not an absolute http(s) one.",
+		"Bad sitemap entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256 an entry) skipped.",
 		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Skipped) })
 	scalarCounter("robotsext.sitemap.entries.unchanged", "{entry}",
 		"Sitemap entries not yielded because the page cache holds a copy at least as recent as their lastmod.",

@@ -72,7 +72,7 @@
 //	robotsext_sitemaps_failed_total                sitemap files not fetched (refused, not a 2xx) or not read whole (broken)
 //	robotsext_sitemap_entries_total                page entries ReadSitemaps yielded
 //	robotsext_sitemap_entries_outside_total        entries (and indexed sitemaps) dropped by the location rule
-//	robotsext_sitemap_entries_skipped_total        bad entries skipped: no URL, or not an absolute http(s) one
+//	robotsext_sitemap_entries_skipped_total        bad entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256) skipped
 //	robotsext_sitemap_entries_unchanged_total      entries not yielded because the page cache's copy is as recent (SkipUnchanged)
 //	robotsext_sitemap_loops_total                  sitemaps listed again by an index, not read again
 //	robotsext_sitemap_limits_total                 sitemap bounds reached (a file's URLs or bytes, nesting, sitemaps or entries per call)
@@ -228,7 +228,7 @@ func NewCollector(ext *robotsext.Extension) prometheus.Collector {
 		func(c robotsext.SitemapCounts) int { return c.Entries })
 	sitemap("sitemap_entries_outside_total", "Sitemap entries (and sitemaps of an index) dropped by the protocol's location rule.",
 		func(c robotsext.SitemapCounts) int { return c.Outside })
-	sitemap("sitemap_entries_skipped_total", "Bad sitemap entries skipped: no URL, or not an absolute http(s) one.",
+	sitemap("sitemap_entries_skipped_total", "Bad sitemap entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256 an entry) skipped.",
 		func(c robotsext.SitemapCounts) int { return c.Skipped })
 	sitemap("sitemap_entries_unchanged_total", "Sitemap entries not yielded because the page cache holds a copy at least as recent as their lastmod.",
 		func(c robotsext.SitemapCounts) int { return c.Unchanged })

@@ -21,7 +21,7 @@ type Result struct {
 	Index   bool   // a <sitemapindex>
 	Format  string // "urlset", "sitemapindex", "rss", "atom" or "text"
 	Items   int    // items passed to fn
-	Skipped int    // bad entries skipped: no or bad URL, longer than MaxLocBytes
+	Skipped int    // bad entries skipped (no or bad URL, longer than MaxLocBytes), and alternates (a bad href, past MaxAlternates)
 }
 
 // Read reads one sitemap file from r, whatever its format (XML urlset or

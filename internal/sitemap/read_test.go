@@ -106,6 +106,15 @@ func TestReadFormats(t *testing.T) {
 					t.Errorf("updated, else published: %+v", items)
 				}
 			}},
+		{name: "alternates past the bound and with a bad href", format: "urlset", locs: []string{"https://ex.com/a"}, skipped: 2,
+			body: `<urlset xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://ex.com/a</loc>` +
+				strings.Repeat(`<xhtml:link rel="alternate" hreflang="de" href="https://ex.com/de"/>`, MaxAlternates+1) +
+				`<xhtml:link rel="alternate" hreflang="fr" href="javascript:x"/></url></urlset>`,
+			check: func(t *testing.T, items []Item) {
+				if len(items[0].Alternates) != MaxAlternates {
+					t.Errorf("%d alternates kept, want %d", len(items[0].Alternates), MaxAlternates)
+				}
+			}},
 		{name: "latin-1", format: "urlset", locs: []string{"https://ex.com/caf\u00e9"},
 			body: "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><urlset><url><loc>https://ex.com/caf\xe9</loc></url></urlset>"},
 	} {

@@ -31,7 +31,7 @@ type Counts struct {
 	Failed   int // sitemap files that could not be fetched or read whole
 	Entries  int // page entries yielded
 	Outside  int // entries (and sitemaps of an index) dropped by the location rule
-	Skipped  int // bad entries skipped (no or bad URL)
+	Skipped  int // bad entries skipped (no or bad URL), and alternates (a bad href, past MaxAlternates)
 	Loops    int // sitemaps listed again, not read again
 	Cut      int // bounds reached (each also yielded as a *LimitError)
 	// Unchanged counts the entries not yielded because the crawl's copy

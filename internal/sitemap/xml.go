@@ -76,9 +76,11 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			}
 			switch {
 			case name == "link" && t.Name.Space == xhtmlNS || name == "link" && attr(t, "hreflang") != "" && rd.res.Format == "urlset":
-				if strings.EqualFold(attr(t, "rel"), "alternate") && len(it.Alternates) < MaxAlternates {
-					if href := strings.TrimSpace(attr(t, "href")); goodURL(href) {
+				if strings.EqualFold(attr(t, "rel"), "alternate") {
+					if href := strings.TrimSpace(attr(t, "href")); goodURL(href) && len(it.Alternates) < MaxAlternates {
 						it.Alternates = append(it.Alternates, Alternate{Hreflang: strings.TrimSpace(attr(t, "hreflang")), Href: href})
+					} else {
+						rd.res.Skipped++
 					}
 				}
 			case name == "link" && rd.res.Format == "atom":
