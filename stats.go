@@ -156,7 +156,7 @@ type Stats struct {
 	Responses map[StatusClass]uint64
 	// PageCache counts what WithPageCache's cache did; zero without it.
 	PageCache PageCacheStats
-	// Sitemaps counts what ReadSitemaps and VisitSitemaps did.
+	// Sitemaps counts what ReadSitemaps did (docs/sitemaps.md).
 	Sitemaps SitemapCounts
 }
 
