@@ -67,11 +67,11 @@ type Extension struct {
 
 	// The page cache (pagecache.go): nil without WithPageCache; the
 	// requests answered without leaving the machine (*colly.Request →
-	// localPage or localColly) and how many; the collectors whose
-	// transport was replaced (*colly.Collector → true).
+	// localPage or localColly); the collectors whose transport was
+	// replaced (*colly.Collector → true).
 	pages            *pagecache.Cache
-	local, pagesLost sync.Map
-	localN           atomic.Int64
+	local            pagecache.Marks
+	pagesLost        sync.Map
 	collyCacheWarned atomic.Bool
 }
 
