@@ -94,7 +94,12 @@ type Extension struct {
 // WithHTTPClient:
 //
 //	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
-//	c.WithTransport(myTransport)
+//	c.WithTransport(ext.PageTransport(myTransport)) // myTransport itself without WithPageCache
+//
+// With WithPageCache, Apply puts the cache in front of WithHTTPClient's
+// transport; a transport or proxy set after Apply otherwise (WithTransport,
+// SetProxy, SetProxyFunc, SetClient) replaces the cache: one Warn at the
+// next request says so, and pages go out paced and uncached.
 //
 // Callbacks registered before Apply run before the hook; a request they
 // abort is not checked. A collector made with c.Clone() shares c's

@@ -1236,7 +1236,8 @@ func TestSeamsAttach(t *testing.T) {
 
 // TestSeamsPageCache: WithPageCache crossed with what a user does to the
 // collector after Apply (a transport replaced, Colly's own CacheDir, a
-// later OnRequest callback that aborts). Each row crawls the page cache's
+// later OnRequest callback that aborts or sets a header, cookies, the
+// retry idiom, an abort in OnResponseHeaders). Each row crawls the page cache's
 // loopback site (cacheSite, pagecache_test.go) and asserts at the server
 // and at the callbacks.
 func TestSeamsPageCache(t *testing.T) {
@@ -1310,6 +1311,13 @@ func TestSeamsPageCache(t *testing.T) {
 				t.Errorf("%d requests", run.requests)
 			}
 		}},
+		// pagecache_cases_test.go: the request as sent decides, and no page
+		// is lost.
+		{"cookies in the jar and Vary fields set by callbacks after Apply", seamPageCacheVary},
+		{"a validator or no-cache set by a callback after Apply", seamPageCacheUserValidator},
+		{"the retry idiom after a revalidation's 429", seamPageCacheRetry},
+		{"an abort in OnResponseHeaders", seamPageCacheAbort},
+		{"the transport setups of Apply's doc", seamPageCacheTransport},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
