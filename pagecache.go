@@ -242,7 +242,10 @@ func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 	switch resp.Headers.Get(pagecache.StatusHeader) {
 	case "":
 		e.lostPages(c)
-	case pagecache.Hit.String():
+	case pagecache.Hit.String(): // paced, then served from an entry stored meanwhile
+		if e.adaptive.On() {
+			e.adaptive.Answered(resp.Request, resp.Request.URL.Host, true) // forgets its start; never shortens
+		}
 		e.pacer.Ended(e.context(), resp.Request)
 		return true
 	}
