@@ -308,7 +308,7 @@ func TestDocsCitedTestsExist(t *testing.T) {
 // Example function of the module's packages and the nested modules'.
 func TestDocsExamplesShown(t *testing.T) {
 	t.Parallel()
-	dirs := []string{".", "backend", "backend/backendtest", "redisbackend", "robotsprom", "robotsotel", "webbotauth"}
+	dirs := []string{".", "backend", "backend/backendtest", "cacheresult", "directive", "redisbackend", "robotsprom", "robotsotel", "statusclass", "usage", "webbotauth"}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()

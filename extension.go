@@ -52,6 +52,7 @@ type Extension struct {
 	maxHeld       int64           // MaxHeld when 0; tests set it before use
 	builtinWarned atomic.Bool     // the warning of Colly's own check was logged
 	marks         atomic.Int64    // pages marked so far (nofollow.go); 0: no request carries a mark
+	closed        atomic.Bool     // Close was called (close.go): every lookup fails with ErrClosed
 
 	ident identityState // what the identity checks remember (identitycheck.go)
 

@@ -9,6 +9,7 @@ package robotsext
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
@@ -96,8 +97,12 @@ func (e *Extension) hold(ctx context.Context, o lifecycle.Origin, decidePath fun
 			v = decidePath(en)
 		case ctx.Err() != nil:
 			return v, false
-		default: // ErrLocal again
+		default: // ErrLocal again, or ErrClosed: refused now
 			v = Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
+			if errors.Is(err, ErrClosed) {
+				e.stats.gaveUp.Add(1)
+				return v, true
+			}
 		}
 		if !deferrable(&v) {
 			e.stats.released.Add(1)
