@@ -21,6 +21,7 @@ var publicPackages = []string{
 	"github.com/robotsext/robotsext/backend/backendtest",
 	"github.com/robotsext/robotsext/cacheresult",
 	"github.com/robotsext/robotsext/directive",
+	"github.com/robotsext/robotsext/metrics",
 	"github.com/robotsext/robotsext/statusclass",
 	"github.com/robotsext/robotsext/usage",
 	"github.com/robotsext/robotsext/webbotauth",
