@@ -21,15 +21,17 @@ func (closedError) Is(target error) bool { return target == ErrClosed || target 
 // of its own robots.txt and tdmrep.json client (none of a client given
 // with WithHTTPClient, which is yours), so that their goroutines end now
 // rather than after 90 seconds idle. Requests in flight end as their
-// contexts say; a robots.txt fetch in flight closes its connection when
-// it ends. Background reads of a Backend started by requests (a fleet's
+// contexts say (a robots.txt fetch in flight closes its connection when
+// it ends), but a request held by WithDeferUnreachable is woken and
+// refused with ErrClosed. Background reads of a Backend started by requests (a fleet's
 // pauses, the purge log, a failing node's probe) end within their own
 // bounds of a few seconds. After Close every request of an attached
 // collector is refused at once with ErrClosed, never held nor sent; Check
 // and Sitemaps fail the same way. Stats, Origin and the other reads keep
-// working. Close does not close a Backend or a PageStore, which may be
-// shared: close those yourself after the Extensions using them. Calling
-// Close again does nothing and returns nil.
+// working. The page cache keeps no file open between requests. Close
+// does not close a Backend or a PageStore, which may be shared: close
+// those yourself after the Extensions using them. Calling Close again
+// does nothing and returns nil.
 //
 // Call it when the Extension's crawl is over and the process goes on: a
 // service that builds an Extension per job. A program that crawls once and
@@ -38,6 +40,7 @@ func (e *Extension) Close() error {
 	if e.closed.Swap(true) {
 		return nil
 	}
+	e.closeAll() // held requests wake, and are refused
 	e.cache.Fetcher().Close()
 	return nil
 }

@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // closeUA identifies the crawlers of these tests.
@@ -70,8 +72,13 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	for i := range 100 {
 		c := colly.NewCollector(colly.UserAgent(closeUA))
 		opts := []Option{quiet()}
-		if i%2 == 1 {
+		switch i % 4 {
+		case 1:
 			opts = append(opts, WithPageCache(t.TempDir()))
+		case 2:
+			opts = append(opts, WithBackend(backend.NewMemory())) // a fleet's reads of pauses and purges
+		case 3:
+			opts = append(opts, WithPurpose(PurposeTrainAI), WithAdaptivePace(2)) // tdmrep.json, the adaptive pace
 		}
 		ext := Apply(c, opts...)
 		if err := c.Visit(s.URL + "/page"); err != nil {
@@ -175,5 +182,51 @@ func TestCloseDuringRedirect(t *testing.T) {
 	}
 	if n := other.robotsHits.Load(); n != 0 || len(other.seen()) != 0 {
 		t.Errorf("the hop's host got %d robots.txt and %v page requests", n, other.seen())
+	}
+}
+
+// TestCloseWakesHeld closes the Extension while a request is held
+// (WithDeferUnreachable, robots.txt answering 503 with a Retry-After of ten
+// minutes): the request is refused at once with ErrClosed, not left held
+// until its next try.
+func TestCloseWakesHeld(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "600")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	asleep := make(chan struct{}, 1)
+	sleep := func(ctx context.Context, d time.Duration) error {
+		if d < time.Minute {
+			return nil // the pace's and the back-off's waits: not the subject
+		}
+		select { // the held request's wait for the next try
+		case asleep <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	c := colly.NewCollector(colly.UserAgent(closeUA))
+	ext := Apply(c, quiet(), WithDeferUnreachable(2*time.Hour), withSleep(sleep))
+	var log blockLog
+	ext.OnBlocked(log.record)
+	done := make(chan error, 1)
+	go func() { done <- c.Visit(s.URL + "/page") }()
+	<-asleep
+	if err := ext.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // a bound only a hang reaches; nothing is timed
+		t.Fatal("the held request was still held 10 s after Close")
+	}
+	_, vs := log.get()
+	if len(vs) != 1 || !errors.Is(vs[0].Err, ErrClosed) || len(s.seen()) != 0 {
+		t.Errorf("OnBlocked saw %+v, pages sent %v; want one refusal for ErrClosed and none sent", vs, s.seen())
+	}
+	if st := ext.Stats(); st.Held != 1 || st.GaveUp != 1 || st.HeldNow != 0 {
+		t.Errorf("Stats: held %d, gave up %d, held now %d; want 1, 1, 0", st.Held, st.GaveUp, st.HeldNow)
 	}
 }
