@@ -52,6 +52,9 @@ type Extension struct {
 	maxHeld       int64           // MaxHeld when 0; tests set it before use
 	builtinWarned atomic.Bool     // the warning of Colly's own check was logged
 	marks         atomic.Int64    // pages marked so far (nofollow.go); 0: no request carries a mark
+	closed        atomic.Bool     // Close was called (close.go): every lookup fails with ErrClosed
+	closing       context.Context // done when Close is called: it wakes held requests (hold.go)
+	closeAll      context.CancelFunc
 
 	ident identityState // what the identity checks remember (identitycheck.go)
 
@@ -112,6 +115,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		cfg:  cfg,
 		urls: whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
+	e.closing, e.closeAll = context.WithCancel(context.Background())
 	e.health = e.newHealth()
 	e.newPacing()
 	e.cache = e.newCache()

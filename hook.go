@@ -52,7 +52,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		// This machine could not fetch robots.txt: the request cannot be
 		// checked, so it does not go out.
 		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
-		if e.cfg.deferMax > 0 {
+		if e.cfg.deferMax > 0 && !errors.Is(err, ErrClosed) {
 			e.onRequestHeld(c, r, o, v)
 			return
 		}

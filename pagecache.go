@@ -12,6 +12,7 @@ import (
 	"net/http"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/cacheresult"
 	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
@@ -60,17 +61,17 @@ func WithPageCache(dir string) Option { return func(c *config) { c.pageDir, c.pa
 // WithPageStore is WithPageCache over a PageStore of your choice.
 func WithPageStore(s PageStore) Option { return func(c *config) { c.pageStore, c.pageDir = s, "" } }
 
-// CacheResult is what the page cache did for one response; see
-// CacheResultOf.
-type CacheResult = pagecache.Result
+// CacheResult is what the page cache did for one response
+// (cacheresult.Result, where it reads in full); see CacheResultOf.
+type CacheResult = cacheresult.Result
 
 // The CacheResult values.
 const (
-	CacheNone        = pagecache.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
-	CacheMiss        = pagecache.Miss        // nothing usable was stored: downloaded
-	CacheHit         = pagecache.Hit         // a fresh copy was served: nothing was sent
-	CacheRevalidated = pagecache.Revalidated // the stored copy was validated (304) and served
-	CacheStale       = pagecache.Stale       // the origin replaced the stored copy with a new response (an error keeps it: CacheNone)
+	CacheNone        = cacheresult.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
+	CacheMiss        = cacheresult.Miss        // nothing usable was stored: downloaded
+	CacheHit         = cacheresult.Hit         // a fresh copy was served: nothing was sent
+	CacheRevalidated = cacheresult.Revalidated // the stored copy was validated (304) and served
+	CacheStale       = cacheresult.Stale       // the origin replaced the stored copy with a new response (an error keeps it: CacheNone)
 )
 
 // CacheResultOf returns what the page cache did for resp, in OnResponse,

@@ -12,47 +12,25 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsext/robotsext/cacheresult"
 )
 
-// Result is what the cache did for one response. The zero value, None,
-// is a response the cache had no part in.
-type Result uint8
+// Result is what the cache did for one response (cacheresult.Result,
+// the public type the root package names CacheResult).
+type Result = cacheresult.Result
 
+// The Result values.
 const (
-	// None: the cache was not asked (not a GET or HEAD, a request with
-	// its own conditional or Range header, or no cache).
-	None Result = iota
-	// Miss: nothing usable was stored; the page was downloaded.
-	Miss
-	// Hit: a fresh stored copy was served; nothing was sent.
-	Hit
-	// Revalidated: a stored copy was validated (the origin answered 304)
-	// and served.
-	Revalidated
-	// Stale: a stored copy was stale and the origin sent a new response
-	// instead of a 304.
-	Stale
+	None        = cacheresult.None
+	Miss        = cacheresult.Miss
+	Hit         = cacheresult.Hit
+	Revalidated = cacheresult.Revalidated
+	Stale       = cacheresult.Stale
 )
-
-var resultNames = [...]string{"none", "miss", "hit", "revalidated", "stale"}
-
-// String returns "none", "miss", "hit", "revalidated" or "stale".
-func (r Result) String() string {
-	if int(r) < len(resultNames) {
-		return resultNames[r]
-	}
-	return "none"
-}
 
 // ParseResult reads a Result's String back; anything else is None.
-func ParseResult(s string) Result {
-	for i, n := range resultNames {
-		if n == s {
-			return Result(i)
-		}
-	}
-	return None
-}
+func ParseResult(s string) Result { return cacheresult.Parse(s) }
 
 const (
 	// StatusHeader is the response field the Transport sets, on every
