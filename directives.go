@@ -20,19 +20,19 @@ type Directive = directive.Directive
 // The page directives search engines document, and the two AI
 // directives DeviantArt introduced (noai, noimageai).
 const (
-	DirectiveNoIndex          = directive.NoIndex
-	DirectiveNoFollow         = directive.NoFollow
-	DirectiveNoArchive        = directive.NoArchive
-	DirectiveNoSnippet        = directive.NoSnippet
-	DirectiveNoImageIndex     = directive.NoImageIndex
-	DirectiveNoTranslate      = directive.NoTranslate
-	DirectiveIndexIfEmbedded  = directive.IndexIfEmbedded
-	DirectiveMaxSnippet       = directive.MaxSnippet
-	DirectiveMaxImagePreview  = directive.MaxImagePreview
-	DirectiveMaxVideoPreview  = directive.MaxVideoPreview
-	DirectiveUnavailableAfter = directive.UnavailableAfter
-	DirectiveNoAI             = directive.NoAI
-	DirectiveNoImageAI        = directive.NoImageAI
+	DirectiveNoIndex          Directive = directive.NoIndex
+	DirectiveNoFollow         Directive = directive.NoFollow
+	DirectiveNoArchive        Directive = directive.NoArchive
+	DirectiveNoSnippet        Directive = directive.NoSnippet
+	DirectiveNoImageIndex     Directive = directive.NoImageIndex
+	DirectiveNoTranslate      Directive = directive.NoTranslate
+	DirectiveIndexIfEmbedded  Directive = directive.IndexIfEmbedded
+	DirectiveMaxSnippet       Directive = directive.MaxSnippet
+	DirectiveMaxImagePreview  Directive = directive.MaxImagePreview
+	DirectiveMaxVideoPreview  Directive = directive.MaxVideoPreview
+	DirectiveUnavailableAfter Directive = directive.UnavailableAfter
+	DirectiveNoAI             Directive = directive.NoAI
+	DirectiveNoImageAI        Directive = directive.NoImageAI
 )
 
 // DirectiveSource says where a page directive was read (directive.Source).
@@ -40,8 +40,8 @@ type DirectiveSource = directive.Source
 
 // The places a page directive is read from.
 const (
-	FromXRobotsTag = directive.FromXRobotsTag // an X-Robots-Tag response header
-	FromMeta       = directive.FromMeta       // a robots meta tag of the page's head
+	FromXRobotsTag DirectiveSource = directive.FromXRobotsTag // an X-Robots-Tag response header
+	FromMeta       DirectiveSource = directive.FromMeta       // a robots meta tag of the page's head
 )
 
 // ImagePreview is the largest image preview a page allows
@@ -50,10 +50,10 @@ type ImagePreview = directive.ImagePreview
 
 // The ImagePreview values.
 const (
-	ImagePreviewUnstated = directive.ImagePreviewUnstated // no max-image-preview rule applied
-	ImagePreviewNone     = directive.ImagePreviewNone     // no image preview may be shown
-	ImagePreviewStandard = directive.ImagePreviewStandard // a default-size preview may be shown
-	ImagePreviewLarge    = directive.ImagePreviewLarge    // a preview up to the viewport's width may be shown
+	ImagePreviewUnstated ImagePreview = directive.ImagePreviewUnstated // no max-image-preview rule applied
+	ImagePreviewNone     ImagePreview = directive.ImagePreviewNone     // no image preview may be shown
+	ImagePreviewStandard ImagePreview = directive.ImagePreviewStandard // a default-size preview may be shown
+	ImagePreviewLarge    ImagePreview = directive.ImagePreviewLarge    // a preview up to the viewport's width may be shown
 )
 
 // Limit is the number a max-snippet or max-video-preview rule states

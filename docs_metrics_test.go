@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/robotsext/robotsext/metrics"
@@ -45,5 +46,32 @@ func TestDocsMetricNames(t *testing.T) {
 		if !slices.Contains(otel, string(m[1])) {
 			t.Errorf("docs/observability.md cites %s, which the table (package metrics) does not hold", m[1])
 		}
+	}
+}
+
+// TestDocsOTelInstruments holds the OpenTelemetry list of
+// docs/observability.md to the table: one row per instrument, in the
+// table's order, with its kind, unit and attribute.
+func TestDocsOTelInstruments(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("docs/observability.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[metrics.Kind]string{metrics.Counter: "counter", metrics.UpDown: "updowncounter", metrics.Gauge: "gauge", metrics.Histogram: "histogram"}
+	var want []string
+	for _, m := range metrics.All() {
+		attr := ""
+		if m.Label != nil {
+			attr = "`" + m.Label.OTel + "`"
+		}
+		want = append(want, "| `"+m.OTel+"` | "+kinds[m.Kind]+" `"+m.Unit+"` | "+attr+" |")
+	}
+	var got []string
+	for _, line := range regexp.MustCompile("(?m)^\\| `robotsext\\.[^\n]*$").FindAll(doc, -1) {
+		got = append(got, string(line))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("docs/observability.md's instruments:\n%s\nwant (from package metrics):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -32,7 +32,8 @@ import (
 // bounded by WithCacheSize origins and WithCacheMemory bytes); concurrent
 // requests to an origin wait for one fetch, and at most
 // WithFetchConcurrency fetches run at once. With WithBackend, the cache is
-// a near-cache of records shared with other Extensions or processes.
+// a near-cache of records shared with other Extensions or processes. A
+// long-running service closes each Extension when its crawl ends (Close).
 type Extension struct {
 	c        *colly.Collector  // the collector given to Apply; may be nil
 	cfg      *config           // read-only after Apply

@@ -67,11 +67,11 @@ type CacheResult = cacheresult.Result
 
 // The CacheResult values.
 const (
-	CacheNone        = cacheresult.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
-	CacheMiss        = cacheresult.Miss        // nothing usable was stored: downloaded
-	CacheHit         = cacheresult.Hit         // a fresh copy was served: nothing was sent
-	CacheRevalidated = cacheresult.Revalidated // the stored copy was validated (304) and served
-	CacheStale       = cacheresult.Stale       // the origin replaced the stored copy with a new response (an error keeps it: CacheNone)
+	CacheNone        CacheResult = cacheresult.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
+	CacheMiss        CacheResult = cacheresult.Miss        // nothing usable was stored: downloaded
+	CacheHit         CacheResult = cacheresult.Hit         // a fresh copy was served: nothing was sent
+	CacheRevalidated CacheResult = cacheresult.Revalidated // the stored copy was validated (304) and served
+	CacheStale       CacheResult = cacheresult.Stale       // the origin replaced the stored copy with a new response (an error keeps it: CacheNone)
 )
 
 // CacheResultOf returns what the page cache did for resp, in OnResponse,

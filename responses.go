@@ -23,12 +23,12 @@ type StatusClass = statusclass.Class
 // The StatusClass values. A status outside 100–599, which no standard
 // defines, is counted in the nearest class.
 const (
-	NoResponse = statusclass.None // the request went out and no response came
-	Status1xx  = statusclass.C1xx // the response's status was 100–199
-	Status2xx  = statusclass.C2xx
-	Status3xx  = statusclass.C3xx
-	Status4xx  = statusclass.C4xx
-	Status5xx  = statusclass.C5xx
+	NoResponse StatusClass = statusclass.None // the request went out and no response came
+	Status1xx  StatusClass = statusclass.C1xx // the response's status was 100–199
+	Status2xx  StatusClass = statusclass.C2xx
+	Status3xx  StatusClass = statusclass.C3xx
+	Status4xx  StatusClass = statusclass.C4xx
+	Status5xx  StatusClass = statusclass.C5xx
 )
 
 // StatusClasses returns every StatusClass, in order: the metrics adapters

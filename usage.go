@@ -69,16 +69,16 @@ type UsageSource = usage.Source
 
 // The UsageSource values; see usage.Source for each.
 const (
-	SourceNone                = usage.SourceNone
-	SourceContentUsage        = usage.SourceContentUsage
-	SourceContentSignal       = usage.SourceContentSignal
-	SourceContentUsageHeader  = usage.SourceContentUsageHeader
-	SourceContentSignalHeader = usage.SourceContentSignalHeader
-	SourceTDMRepFile          = usage.SourceTDMRepFile
-	SourceTDMRepHeader        = usage.SourceTDMRepHeader
-	SourceTDMRepMeta          = usage.SourceTDMRepMeta
-	SourceXRobotsTag          = usage.SourceXRobotsTag
-	SourceMetaRobots          = usage.SourceMetaRobots
+	SourceNone                UsageSource = usage.SourceNone
+	SourceContentUsage        UsageSource = usage.SourceContentUsage
+	SourceContentSignal       UsageSource = usage.SourceContentSignal
+	SourceContentUsageHeader  UsageSource = usage.SourceContentUsageHeader
+	SourceContentSignalHeader UsageSource = usage.SourceContentSignalHeader
+	SourceTDMRepFile          UsageSource = usage.SourceTDMRepFile
+	SourceTDMRepHeader        UsageSource = usage.SourceTDMRepHeader
+	SourceTDMRepMeta          UsageSource = usage.SourceTDMRepMeta
+	SourceXRobotsTag          UsageSource = usage.SourceXRobotsTag
+	SourceMetaRobots          UsageSource = usage.SourceMetaRobots
 )
 
 // SourceHeader is SourceContentUsageHeader, named before the other

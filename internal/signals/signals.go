@@ -13,7 +13,8 @@
 // Preferences" says: any no is no, else any yes is yes, else nothing.
 //
 // The package is pure: it reads strings and returns values. Its Source is
-// the root package's UsageSource (an alias), and its Preference numbers
+// package usage's Source, which the root package names UsageSource, and
+// its Preference numbers
 // are those of the root's Preference, so the conversion is a cast (the
 // root checks it at compile time).
 package signals
