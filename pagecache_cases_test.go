@@ -149,7 +149,7 @@ func seamPageCacheVary(t *testing.T) {
 		{"a login within the run", loginMidRun, []string{loggedOut, `/p 200 miss cookie="session=alice" lang=""`}},
 		{"Accept-Language set after Apply", french, []string{`/p 200 miss cookie="" lang="fr"`}},
 	} {
-		s.clk.sleep(t.Context(), time.Hour) // the copy stored by the row before is stale:
+		s.clk.sleep(t.Context(), time.Hour)     // the copy stored by the row before is stale:
 		crawlCase(t, s, dir, visit(s.URL+"/p")) // each row starts from the logged-out English page
 		run := crawlCase(t, s, dir, tt.setup)
 		if fmt.Sprint(run.got) != fmt.Sprint(tt.want) || run.requests != 1 {
