@@ -9,86 +9,62 @@ package robotsext
 import (
 	"net/http"
 
+	"github.com/robotsext/robotsext/directive"
 	"github.com/robotsext/robotsext/internal/directives"
 )
 
-// Directive names one page directive, for Directives.From.
-type Directive = directives.Directive
+// Directive names one page directive, for Directives.From; see package
+// directive, where it and the other page directive types read in full.
+type Directive = directive.Directive
 
-// The page directives search engines document (Google's and Bing's
-// "robots meta tag and X-Robots-Tag" pages), and the two AI directives
-// DeviantArt introduced (noai, noimageai). "all" states no restriction and
-// "none" is noindex and nofollow together, so neither has a Directive of
-// its own.
+// The page directives search engines document, and the two AI
+// directives DeviantArt introduced (noai, noimageai).
 const (
-	DirectiveNoIndex          Directive = directives.NoIndex
-	DirectiveNoFollow         Directive = directives.NoFollow
-	DirectiveNoArchive        Directive = directives.NoArchive
-	DirectiveNoSnippet        Directive = directives.NoSnippet
-	DirectiveNoImageIndex     Directive = directives.NoImageIndex
-	DirectiveNoTranslate      Directive = directives.NoTranslate
-	DirectiveIndexIfEmbedded  Directive = directives.IndexIfEmbedded
-	DirectiveMaxSnippet       Directive = directives.MaxSnippet
-	DirectiveMaxImagePreview  Directive = directives.MaxImagePreview
-	DirectiveMaxVideoPreview  Directive = directives.MaxVideoPreview
-	DirectiveUnavailableAfter Directive = directives.UnavailableAfter
-	DirectiveNoAI             Directive = directives.NoAI
-	DirectiveNoImageAI        Directive = directives.NoImageAI
+	DirectiveNoIndex          Directive = directive.NoIndex
+	DirectiveNoFollow         Directive = directive.NoFollow
+	DirectiveNoArchive        Directive = directive.NoArchive
+	DirectiveNoSnippet        Directive = directive.NoSnippet
+	DirectiveNoImageIndex     Directive = directive.NoImageIndex
+	DirectiveNoTranslate      Directive = directive.NoTranslate
+	DirectiveIndexIfEmbedded  Directive = directive.IndexIfEmbedded
+	DirectiveMaxSnippet       Directive = directive.MaxSnippet
+	DirectiveMaxImagePreview  Directive = directive.MaxImagePreview
+	DirectiveMaxVideoPreview  Directive = directive.MaxVideoPreview
+	DirectiveUnavailableAfter Directive = directive.UnavailableAfter
+	DirectiveNoAI             Directive = directive.NoAI
+	DirectiveNoImageAI        Directive = directive.NoImageAI
 )
 
-// DirectiveSource says where a page directive was read: FromXRobotsTag,
-// FromMeta, or both bits for a directive stated in both places. Its
-// String is "header", "meta", "header+meta" or "".
-type DirectiveSource = directives.Source
+// DirectiveSource says where a page directive was read (directive.Source).
+type DirectiveSource = directive.Source
 
+// The places a page directive is read from.
 const (
-	// FromXRobotsTag: an X-Robots-Tag response header, unscoped or scoped to
-	// the crawler's token.
-	FromXRobotsTag DirectiveSource = directives.FromXRobotsTag
-	// FromMeta: a <meta name="robots"> or <meta name="{token}"> tag of
-	// the page's head.
-	FromMeta DirectiveSource = directives.FromMeta
+	FromXRobotsTag DirectiveSource = directive.FromXRobotsTag // an X-Robots-Tag response header
+	FromMeta       DirectiveSource = directive.FromMeta       // a robots meta tag of the page's head
 )
 
 // ImagePreview is the largest image preview a page allows
-// (max-image-preview). The zero value means the page stated none.
-type ImagePreview = directives.ImagePreview
+// (directive.ImagePreview).
+type ImagePreview = directive.ImagePreview
 
+// The ImagePreview values.
 const (
-	// ImagePreviewUnstated: no max-image-preview rule applied.
-	ImagePreviewUnstated ImagePreview = directives.ImagePreviewUnstated
-	// ImagePreviewNone: no image preview may be shown.
-	ImagePreviewNone ImagePreview = directives.ImagePreviewNone
-	// ImagePreviewStandard: a default-size preview may be shown.
-	ImagePreviewStandard ImagePreview = directives.ImagePreviewStandard
-	// ImagePreviewLarge: a preview up to the viewport's width may be shown.
-	ImagePreviewLarge ImagePreview = directives.ImagePreviewLarge
+	ImagePreviewUnstated ImagePreview = directive.ImagePreviewUnstated // no max-image-preview rule applied
+	ImagePreviewNone     ImagePreview = directive.ImagePreviewNone     // no image preview may be shown
+	ImagePreviewStandard ImagePreview = directive.ImagePreviewStandard // a default-size preview may be shown
+	ImagePreviewLarge    ImagePreview = directive.ImagePreviewLarge    // a preview up to the viewport's width may be shown
 )
 
-// Limit is the number a max-snippet (characters) or max-video-preview
-// (seconds) rule states: Set reports whether a rule stated it, and N is 0
-// or more, or -1 for "no limit". The zero value means no rule stated one.
-type Limit = directives.Limit
+// Limit is the number a max-snippet or max-video-preview rule states
+// (directive.Limit).
+type Limit = directive.Limit
 
 // Directives is what a page's X-Robots-Tag headers and robots meta tags
-// say to one crawler: the rules without a scope ("robots", an unscoped
-// header) and those for its product token, added up. Restrictive rules
-// win: a rule stated anywhere holds even if another place says "all", the
-// smallest limit and the earliest unavailable_after apply. Rules the
-// parser does not know are ignored. The zero value means the page said
-// nothing. Directives values may be compared with ==.
-//
-// Its fields are one per rule: All, NoIndex (noindex, none), NoFollow
-// (nofollow, none; the Extension refuses the page's links by default, see
-// WithNofollow), NoArchive (noarchive, Bing's nocache), NoSnippet,
-// NoImageIndex, NoTranslate, IndexIfEmbedded, MaxSnippet and
-// MaxVideoPreview (Limits), MaxImagePreview (an ImagePreview),
-// UnavailableAfter (in UTC; zero when no rule stated a date the parser
-// could read), and the usage preferences NoAI and NoImageAI (see
-// WithPurpose). Its methods: From says where a rule was stated, Add adds
-// another value's rules, NofollowRule names the first rule that said
-// nofollow or none (for Verdict.Rule), IsZero and String.
-type Directives = directives.Directives
+// say to one crawler, added up: restrictive rules win. Its fields, one
+// per rule, and its methods (From, Add, NofollowRule, IsZero, String)
+// read in full as directive.Directives.
+type Directives = directive.Directives
 
 // MaxHeadScan is how many octets of an HTML body ParseMetaRobots reads
 // at most (512 KiB), looking for the end of its head; meta tags after it

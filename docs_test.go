@@ -227,43 +227,6 @@ func TestDocsRobotscheckSamples(t *testing.T) {
 	}
 }
 
-// The metric names docs/observability.md lists are robotsprom's, all of
-// them.
-func TestDocsMetricNames(t *testing.T) {
-	t.Parallel()
-	doc, err := os.ReadFile("docs/observability.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("robotsprom/collector.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The package comment lists every metric, one per line.
-	listed := regexp.MustCompile(`(?m)^//\t(robotsext_[a-z_]+)`)
-	var names []string
-	for _, m := range listed.FindAllSubmatch(src, -1) {
-		names = append(names, string(m[1]))
-	}
-	if len(names) == 0 {
-		t.Fatal("no metric names found in robotsprom/collector.go's package comment")
-	}
-	documented := map[string]bool{}
-	for _, m := range regexp.MustCompile("`(robotsext_[a-z_]+)").FindAllSubmatch(doc, -1) {
-		documented[string(m[1])] = true
-	}
-	for _, n := range names {
-		if !documented[n] {
-			t.Errorf("docs/observability.md does not list robotsprom's %s", n)
-		}
-	}
-	for n := range documented {
-		if !slices.Contains(names, n) {
-			t.Errorf("docs/observability.md lists %s, which robotsprom does not export", n)
-		}
-	}
-}
-
 // Every test the docs cite (such as `TestMultiProcess` or
 // `TestE2EDifferencesFromBuiltin/HEAD_requests_are_checked`) exists, in
 // this module or a nested one.
@@ -308,7 +271,7 @@ func TestDocsCitedTestsExist(t *testing.T) {
 // Example function of the module's packages and the nested modules'.
 func TestDocsExamplesShown(t *testing.T) {
 	t.Parallel()
-	dirs := []string{".", "backend", "backend/backendtest", "redisbackend", "robotsprom", "robotsotel", "webbotauth"}
+	dirs := []string{".", "backend", "backend/backendtest", "cacheresult", "directive", "metrics", "redisbackend", "robotsprom", "robotsotel", "statusclass", "usage", "webbotauth"}
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()

@@ -124,3 +124,26 @@ func ExampleCacheResultOf() {
 	// downloaded: /news
 	// unchanged: /news
 }
+
+// Apply with your own transport and the page cache: give the transport to
+// WithHTTPClient (robots.txt goes the same way), and set it on the
+// collector after Apply wrapped by PageTransport, so that the cache stays
+// in front of it. c.WithTransport(myTransport) alone, or SetProxyFunc,
+// after Apply would replace the cache (one Warn; pages paced, uncached).
+func ExampleApply_transport() {
+	requests := 0
+	site := pageSite(&requests)
+	defer site.Close()
+	dir, _ := os.MkdirTemp("", "pages")
+	defer os.RemoveAll(dir)
+
+	myTransport := &http.Transport{Proxy: http.ProxyFromEnvironment}
+	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://example.com/bot)"))
+	c.AllowURLRevisit = true
+	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}), robotsext.WithPageCache(dir))
+	c.WithTransport(ext.PageTransport(myTransport))
+	c.Visit(site.URL + "/about")
+	c.Visit(site.URL + "/about")
+	fmt.Println("requests:", requests, "hits:", ext.Stats().PageCache.Hits)
+	// Output: requests: 1 hits: 1
+}

@@ -32,7 +32,8 @@ import (
 // bounded by WithCacheSize origins and WithCacheMemory bytes); concurrent
 // requests to an origin wait for one fetch, and at most
 // WithFetchConcurrency fetches run at once. With WithBackend, the cache is
-// a near-cache of records shared with other Extensions or processes.
+// a near-cache of records shared with other Extensions or processes. A
+// long-running service closes each Extension when its crawl ends (Close).
 type Extension struct {
 	c        *colly.Collector  // the collector given to Apply; may be nil
 	cfg      *config           // read-only after Apply
@@ -52,6 +53,9 @@ type Extension struct {
 	maxHeld       int64           // MaxHeld when 0; tests set it before use
 	builtinWarned atomic.Bool     // the warning of Colly's own check was logged
 	marks         atomic.Int64    // pages marked so far (nofollow.go); 0: no request carries a mark
+	closed        atomic.Bool     // Close was called (close.go): every lookup fails with ErrClosed
+	closing       context.Context // done when Close is called: it wakes held requests (hold.go)
+	closeAll      context.CancelFunc
 
 	ident identityState // what the identity checks remember (identitycheck.go)
 
@@ -67,11 +71,11 @@ type Extension struct {
 
 	// The page cache (pagecache.go): nil without WithPageCache; the
 	// requests answered without leaving the machine (*colly.Request →
-	// localPage or localColly) and how many; the collectors whose
-	// transport was replaced (*colly.Collector → true).
+	// localPage or localColly); the collectors whose transport was
+	// replaced (*colly.Collector → true).
 	pages            *pagecache.Cache
-	local, pagesLost sync.Map
-	localN           atomic.Int64
+	local            pagecache.Marks
+	pagesLost        sync.Map
 	collyCacheWarned atomic.Bool
 }
 
@@ -94,7 +98,12 @@ type Extension struct {
 // WithHTTPClient:
 //
 //	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
-//	c.WithTransport(myTransport)
+//	c.WithTransport(ext.PageTransport(myTransport)) // myTransport itself without WithPageCache
+//
+// With WithPageCache, Apply puts the cache in front of WithHTTPClient's
+// transport; a transport or proxy set after Apply otherwise (WithTransport,
+// SetProxy, SetProxyFunc, SetClient) replaces the cache: one Warn at the
+// next request says so, and pages go out paced and uncached.
 //
 // Callbacks registered before Apply run before the hook; a request they
 // abort is not checked. A collector made with c.Clone() shares c's
@@ -107,6 +116,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		cfg:  cfg,
 		urls: whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
+	e.closing, e.closeAll = context.WithCancel(context.Background())
 	e.health = e.newHealth()
 	e.newPacing()
 	e.cache = e.newCache()

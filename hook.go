@@ -52,7 +52,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		// This machine could not fetch robots.txt: the request cannot be
 		// checked, so it does not go out.
 		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
-		if e.cfg.deferMax > 0 {
+		if e.cfg.deferMax > 0 && !errors.Is(err, ErrClosed) {
 			e.onRequestHeld(c, r, o, v)
 			return
 		}
@@ -180,7 +180,7 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if r.IsAbort() || r.URL == nil {
 		return
 	}
-	if e.localN.Load() != 0 && e.localAtWire(r) { // pagecache.go: served from the page cache, not sent
+	if e.local.Any() && e.localAtWire(c, r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
 	if contextOf(c).Err() != nil {
@@ -234,7 +234,7 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		defer e.usageHeaders(c, resp) // after the host is unclaimed
 	}
 	r := resp.Request
-	if r == nil || (e.localN.Load() != 0 || e.pages != nil) && e.localAnswer(c, resp) { // pagecache.go: no request left the machine
+	if r == nil || (e.local.Any() || e.pages != nil) && e.localAnswer(c, resp) { // pagecache.go: no request left the machine
 		return
 	}
 	if r.URL != nil {

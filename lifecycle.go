@@ -68,6 +68,9 @@ func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycl
 // now is the instant the entry was found fresh at, and hit reports that
 // it was cached and fresh, so that nothing waited since now.
 func (e *Extension) entryAt(ctx context.Context, o lifecycle.Origin) (en *lifecycle.Entry, now time.Duration, hit bool, err error) {
+	if e.closed.Load() {
+		return nil, 0, false, closedError{}
+	}
 	if e.pauses.Fleet() {
 		e.pauses.Poll(e.cfg.now(), o.Host)
 	}
@@ -82,6 +85,9 @@ func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http
 	delay, ok := en.Policy.CrawlDelay(en.SelToken)
 	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
 	if fetched {
+		if e.closed.Load() { // a fetch in flight at Close: its connection goes too
+			e.cache.Fetcher().Close()
+		}
 		e.stats.fetched(en.Robots)
 		e.stats.fetchDurations.Observe(e.cfg.now().Sub(en.Robots.FetchedAt))
 		// The robots.txt request is the host's first request fleet-wide.

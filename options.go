@@ -10,9 +10,9 @@ import (
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
-	"github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/internal/useragent"
 	"github.com/robotsext/robotsext/internal/warnlog"
+	"github.com/robotsext/robotsext/sitemap"
 	"github.com/robotsext/robotsext/webbotauth"
 )
 

@@ -2,16 +2,17 @@ package robotsext
 
 // This file is the page cache's glue (internal/pagecache holds the
 // machinery): its options, CacheResult, and the hooks' part — a fresh page
-// is claimed in OnRequest, after its URL was decided and before the pace,
-// and served by the cache's transport without a request; a page Colly
-// serves from its own CacheDir skips the pace too.
+// is claimed in OnRequest, after its URL was decided and before the pace;
+// the request as sent decides (at the wire and in the cache's transport):
+// served without a request, or paced there and sent. A page Colly serves
+// from its own CacheDir skips the pace too.
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/cacheresult"
 	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
@@ -49,27 +50,28 @@ func NewDiskPageStore(dir string, limit int64) (PageStore, error) {
 // cannot be created is logged and the crawl goes on uncached.
 //
 // The cache is the collectors' transport: Apply and Attach set it, in
-// front of WithHTTPClient's transport (http.DefaultTransport without), so
-// a transport given to c.WithTransport before Apply is replaced. To keep
-// yours, set it afterwards wrapped: c.WithTransport(ext.PageTransport(t)).
-// c.SetProxy, SetProxyFunc, SetClient or WithTransport after Apply drop
-// the cache (logged once); the pace is kept.
+// front of WithHTTPClient's transport (http.DefaultTransport without). A
+// transport or proxy set on the collector after Apply must be wrapped:
+// c.WithTransport(ext.PageTransport(t)). One set otherwise (SetProxy,
+// SetProxyFunc, SetClient, WithTransport) replaces the cache: a Warn says
+// so at the collector's next request, and its pages go out paced and
+// uncached; none is lost.
 func WithPageCache(dir string) Option { return func(c *config) { c.pageDir, c.pageStore = dir, nil } }
 
 // WithPageStore is WithPageCache over a PageStore of your choice.
 func WithPageStore(s PageStore) Option { return func(c *config) { c.pageStore, c.pageDir = s, "" } }
 
-// CacheResult is what the page cache did for one response; see
-// CacheResultOf.
-type CacheResult = pagecache.Result
+// CacheResult is what the page cache did for one response
+// (cacheresult.Result, where it reads in full); see CacheResultOf.
+type CacheResult = cacheresult.Result
 
 // The CacheResult values.
 const (
-	CacheNone        = pagecache.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
-	CacheMiss        = pagecache.Miss        // nothing usable was stored: downloaded
-	CacheHit         = pagecache.Hit         // a fresh copy was served: nothing was sent
-	CacheRevalidated = pagecache.Revalidated // the stored copy was validated (304) and served
-	CacheStale       = pagecache.Stale       // the stored copy was stale and the origin sent a new response
+	CacheNone        CacheResult = cacheresult.None        // the cache had no part: off, not a GET or HEAD, or a request with its own conditional
+	CacheMiss        CacheResult = cacheresult.Miss        // nothing usable was stored: downloaded
+	CacheHit         CacheResult = cacheresult.Hit         // a fresh copy was served: nothing was sent
+	CacheRevalidated CacheResult = cacheresult.Revalidated // the stored copy was validated (304) and served
+	CacheStale       CacheResult = cacheresult.Stale       // the origin replaced the stored copy with a new response (an error keeps it: CacheNone)
 )
 
 // CacheResultOf returns what the page cache did for resp, in OnResponse,
@@ -87,7 +89,7 @@ func (e *Extension) PageTransport(rt http.RoundTripper) http.RoundTripper {
 	if e.pages == nil {
 		return rt
 	}
-	return &pagecache.Transport{Cache: e.pages, Next: rt}
+	return &pagecache.Transport{Cache: e.pages, Next: rt, Pace: e.paceClaimed}
 }
 
 // How a request was served without leaving the machine (Extension.local).
@@ -118,12 +120,12 @@ func (e *Extension) attachPageCache(c *colly.Collector) {
 	if e.pages == nil {
 		return
 	}
-	var next http.RoundTripper
-	if e.cfg.client != nil {
+	next := http.DefaultTransport
+	if e.cfg.client != nil && e.cfg.client.Transport != nil {
 		next = e.cfg.client.Transport
 	}
-	c.WithTransport(&pagecache.Transport{Cache: e.pages, Next: next})
-	c.OnError(func(resp *colly.Response, err error) { e.pageFailed(c, resp, err) })
+	c.WithTransport(e.PageTransport(next))
+	c.OnError(func(resp *colly.Response, _ error) { e.pageFailed(resp) })
 }
 
 // servedLocally reports whether r will be answered without a request,
@@ -142,97 +144,120 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 	if c.CacheDir != "" && pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
 		mark = localColly
 	} else if e.pages != nil {
-		if _, lost := e.pagesLost.Load(c); !lost {
-			if en, fresh := e.pages.Lookup(contextOf(c), r.Method, r.URL, *r.Headers); fresh {
-				e.pages.Claim(*r.Headers, en)
+		if fronts, known := e.pages.Fronts(c); known && !fronts {
+			e.lostPages(c)
+		} else if _, lost := e.pagesLost.Load(c); !lost {
+			if en, fresh := e.pages.Lookup(contextOf(c), r.Method, r.URL, *r.Headers); fresh && e.pages.Claim(r.URL, en, claimOwner{c, r}) {
 				mark = localPage
 			}
 		}
 	}
-	if mark == 0 {
-		return false
+	if mark != 0 {
+		e.local.Mark(r, mark, e.abandoned)
 	}
-	if e.localN.Add(1) > maxLocal {
-		e.sweepLocal()
-	}
-	e.local.Store(r, mark)
-	return true
+	return mark != 0
 }
 
-// maxLocal is how many requests may be marked local before the marks of
-// aborted ones are swept: a callback registered after Apply may abort a
-// marked request, and Colly then runs no hook that would unmark it.
-const maxLocal = 4096
+// abandoned reports a marked request that was aborted (a callback after
+// Apply may abort it, and no hook then unmarks it), releasing its claim.
+func (e *Extension) abandoned(k any) bool {
+	r := k.(*colly.Request)
+	if r.IsAbort() && e.pages != nil {
+		e.pages.Release(r.URL)
+	}
+	return r.IsAbort()
+}
 
-// sweepLocal forgets the marks (and claims) of aborted requests.
-func (e *Extension) sweepLocal() {
-	e.local.Range(func(k, _ any) bool {
-		if r := k.(*colly.Request); r.IsAbort() {
-			if e.pages != nil && r.Headers != nil {
-				e.pages.Release(*r.Headers)
-			}
-			e.unmark(r)
-		}
-		return true
-	})
+// claimOwner is the request a claim was made for.
+type claimOwner struct {
+	c *colly.Collector
+	r *colly.Request
 }
 
 // localAtWire is the OnRequestHeaders hook's part: true for a request the
-// page cache serves (no pace at the wire). Colly's OnRequestHeaders runs
-// only for a request it sends, so one marked for its CacheDir is going
-// out after all: it is unmarked and paced as any other.
-func (e *Extension) localAtWire(r *colly.Request) bool {
-	m, ok := e.local.Load(r)
+// page cache serves (no pace at the wire), decided again on the header as
+// it will be sent (all OnRequest callbacks run, the jar's cookies added).
+// A claim that no longer fits, and a request marked for Colly's CacheDir
+// (this hook runs only for a request Colly sends), are unmarked and
+// paced here as any other.
+func (e *Extension) localAtWire(c *colly.Collector, r *colly.Request) bool {
+	m, ok := e.local.Kind(r)
 	if !ok {
 		return false
 	}
-	if m == localPage && pagecache.Claimed(*r.Headers) {
-		return true
+	if m == localPage {
+		if en, ok := e.pages.Claimed(r.URL); ok && e.pages.Usable(en, r.Method, pagecache.SentHeader(*r.Headers, c.Cookies(r.URL.String()))) {
+			return true
+		}
 	}
-	e.unmark(r)
-	return false
+	e.paceLate(c, r)
+	return r.IsAbort()
+}
+
+// paceLate paces a request that skipped the pace for a local answer it
+// does not get after all: its claim is dropped, and it waits as the
+// OnRequest hook would have made it wait.
+func (e *Extension) paceLate(c *colly.Collector, r *colly.Request) {
+	if e.pages != nil {
+		e.pages.Release(r.URL)
+	}
+	e.local.Unmark(r)
+	o, err := originOf(r.URL)
+	ctx := contextOf(c)
+	if err != nil || e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
+		return
+	}
+	if e.pacer.Paced() {
+		e.paceWait(ctx, r, o.Host, e.cfg.instant())
+	}
+}
+
+// paceClaimed is the cache transport's Pace: a claimed request the
+// transport found it may not serve (its header changed after the wire
+// hook) is paced, and gated as at the wire, before it is sent.
+func (e *Extension) paceClaimed(_ *http.Request, owner any) error {
+	o, ok := owner.(claimOwner)
+	if !ok {
+		return nil
+	}
+	e.paceLate(o.c, o.r)
+	e.onRequestHeaders(o.c, o.r)
+	if o.r.IsAbort() {
+		return colly.ErrAbortedBeforeRequest
+	}
+	return contextOf(o.c).Err()
 }
 
 // localAnswer is the OnResponseHeaders hook's part: true for a response
 // served without a request, which the host's pace, back-off and tallies
-// never see. A response that did not pass the page cache's transport
-// tells that the collector's transport was replaced.
+// never see (a page the transport served after the pace ends its claim).
+// A response that did not pass the page cache's transport tells that the
+// collector's transport was replaced.
 func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
-	if e.localN.Load() != 0 {
-		if _, ok := e.local.Load(resp.Request); ok {
-			e.unmark(resp.Request)
-			return true
-		}
+	if e.local.Any() && e.local.Unmark(resp.Request) {
+		return true
 	}
-	if e.pages != nil && resp.Headers != nil && resp.Headers.Get(pagecache.StatusHeader) == "" {
+	if e.pages == nil || resp.Headers == nil {
+		return false
+	}
+	switch resp.Headers.Get(pagecache.StatusHeader) {
+	case "":
 		e.lostPages(c)
+	case pagecache.Hit.String(): // paced, then served from an entry stored meanwhile
+		if e.adaptive.On() {
+			e.adaptive.Answered(resp.Request, resp.Request.URL.Host, true) // forgets its start; never shortens
+		}
+		e.pacer.Ended(e.context(), resp.Request)
+		return true
 	}
 	return false
 }
 
 // pageFailed is the page cache's OnError hook: a claimed request that
-// failed (aborted after OnRequest, or refused by a transport other than
-// the cache's) releases its claim; the second tells that the transport
-// was replaced.
-func (e *Extension) pageFailed(c *colly.Collector, resp *colly.Response, err error) {
-	if resp == nil || resp.Request == nil || e.localN.Load() == 0 {
-		return
-	}
-	r := resp.Request
-	if m, ok := e.local.Load(r); ok {
-		e.unmark(r)
-		if m == localPage && r.Headers != nil && pagecache.Claimed(*r.Headers) {
-			e.pages.Release(*r.Headers)
-			if !errors.Is(err, colly.ErrAbortedBeforeRequest) {
-				e.lostPages(c)
-			}
-		}
-	}
-}
-
-func (e *Extension) unmark(r *colly.Request) {
-	if _, ok := e.local.LoadAndDelete(r); ok {
-		e.localN.Add(-1)
+// failed (aborted after OnRequest) releases its claim.
+func (e *Extension) pageFailed(resp *colly.Response) {
+	if resp != nil && resp.Request != nil && e.local.Any() && e.local.Unmark(resp.Request) {
+		e.pages.Release(resp.Request.URL)
 	}
 }
 
@@ -240,8 +265,8 @@ func (e *Extension) unmark(r *colly.Request) {
 // the page cache: its pages are fetched uncached from now on.
 func (e *Extension) lostPages(c *colly.Collector) {
 	if _, had := e.pagesLost.LoadOrStore(c, true); !had {
-		e.cfg.logger.Warn("robotsext: the collector's transport was replaced after Apply (SetProxy, SetProxyFunc, SetClient or WithTransport): " +
-			"its pages are no longer cached, and are still paced; set the transport before Apply through WithHTTPClient, or wrap it with ext.PageTransport")
+		e.cfg.logger.Warn("robotsext: the collector's transport is not the page cache's (SetProxy, SetProxyFunc, SetClient or WithTransport after Apply): " +
+			"its pages are no longer cached, and are still paced; set the transport through WithHTTPClient, or after Apply as c.WithTransport(ext.PageTransport(t))")
 	}
 }
 

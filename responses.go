@@ -12,26 +12,23 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/tally"
+	"github.com/robotsext/robotsext/statusclass"
 )
 
 // StatusClass is the class of what a page request got back: no response
-// at all, or the first digit of its HTTP status. Its String names it
-// "none", "1xx", "2xx", "3xx", "4xx" or "5xx", short and stable, the label
-// values the metrics adapters use.
-type StatusClass = tally.Class
+// at all, or the first digit of its HTTP status (statusclass.Class, where
+// it reads in full). Its String is "none", "1xx", …, "5xx".
+type StatusClass = statusclass.Class
 
+// The StatusClass values. A status outside 100–599, which no standard
+// defines, is counted in the nearest class.
 const (
-	// NoResponse: the request went out and no response came (a network
-	// error, a timeout, the crawl's context ending on the wire).
-	NoResponse StatusClass = tally.None
-	// Status1xx to Status5xx: the response's status was 100–199, …,
-	// 500–599. A status outside 100–599, which no standard defines, is
-	// counted in the nearest class.
-	Status1xx StatusClass = tally.C1xx
-	Status2xx StatusClass = tally.C2xx
-	Status3xx StatusClass = tally.C3xx
-	Status4xx StatusClass = tally.C4xx
-	Status5xx StatusClass = tally.C5xx
+	NoResponse StatusClass = statusclass.None // the request went out and no response came
+	Status1xx  StatusClass = statusclass.C1xx // the response's status was 100–199
+	Status2xx  StatusClass = statusclass.C2xx
+	Status3xx  StatusClass = statusclass.C3xx
+	Status4xx  StatusClass = statusclass.C4xx
+	Status5xx  StatusClass = statusclass.C5xx
 )
 
 // StatusClasses returns every StatusClass, in order: the metrics adapters

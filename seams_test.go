@@ -27,6 +27,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/gocolly/colly/v2/storage"
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
 // seam is one row of TestSeams: setup builds the collector and applies
@@ -1235,7 +1236,8 @@ func TestSeamsAttach(t *testing.T) {
 
 // TestSeamsPageCache: WithPageCache crossed with what a user does to the
 // collector after Apply (a transport replaced, Colly's own CacheDir, a
-// later OnRequest callback that aborts). Each row crawls the page cache's
+// later OnRequest callback that aborts or sets a header, cookies, the
+// retry idiom, an abort in OnResponseHeaders). Each row crawls the page cache's
 // loopback site (cacheSite, pagecache_test.go) and asserts at the server
 // and at the callbacks.
 func TestSeamsPageCache(t *testing.T) {
@@ -1245,9 +1247,8 @@ func TestSeamsPageCache(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		// SetProxyFunc after Apply replaces the
-		// cache's transport. The first page the cache would have served fails
-		// unsent (the claim's marker is refused by net/http), one Warn says so,
-		// and every later page goes out paced.
+		// cache's transport: one Warn says so at the first request, and every
+		// page goes out paced; none is lost.
 		{"a transport replaced after Apply (SetProxyFunc)", func(t *testing.T) {
 			clk := &stepClock{t: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 			s := newCacheSite(t, clk, "User-agent: *\nCrawl-delay: 1\n")
@@ -1255,13 +1256,13 @@ func TestSeamsPageCache(t *testing.T) {
 			urls := s.urls("fresh")
 			crawlCached(t, s, urls, nil, WithPageCache(dir))
 			second := crawlCached(t, s, urls, func(c *colly.Collector, _ *Extension) { c.SetProxyFunc(http.ProxyFromEnvironment) }, WithPageCache(dir))
-			if len(second.errs) != 1 || second.requests != 2 {
-				t.Errorf("errors %q and %d requests, want 1 error and 2 requests", second.errs, second.requests)
+			if len(second.errs) != 0 || second.requests != 3 || len(second.bodies) != 3 {
+				t.Errorf("errors %q, %d requests and %d pages, want no error, 3 requests and 3 pages", second.errs, second.requests, len(second.bodies))
 			}
 			if second.moved < time.Second {
 				t.Errorf("the requests that went out waited %v of pace", second.moved)
 			}
-			if n := strings.Count(second.logs, "transport was replaced"); n != 1 {
+			if n := strings.Count(second.logs, "transport is not the page cache's"); n != 1 {
 				t.Errorf("%d warnings of the replaced transport, want 1", n)
 			}
 			// Wrapped after Apply, the cache stays.
@@ -1299,17 +1300,24 @@ func TestSeamsPageCache(t *testing.T) {
 			run := crawlCached(t, s, nil, func(c *colly.Collector, e *Extension) {
 				ext = e
 				c.OnRequest(func(r *colly.Request) { r.Abort() })
-				for range maxLocal + 10 {
+				for range pagecache.MaxMarks + 10 {
 					_ = c.Visit(urls[0])
 				}
 			}, WithPageCache(dir))
-			if n := ext.localN.Load(); n > maxLocal {
-				t.Errorf("%d marks left by aborted requests, want at most %d", n, maxLocal)
+			if n := ext.local.Len(); n > pagecache.MaxMarks {
+				t.Errorf("%d marks left by aborted requests, want at most %d", n, pagecache.MaxMarks)
 			}
 			if run.requests != 0 {
 				t.Errorf("%d requests", run.requests)
 			}
 		}},
+		// pagecache_cases_test.go: the request as sent decides, and no page
+		// is lost.
+		{"cookies in the jar and Vary fields set by callbacks after Apply", seamPageCacheVary},
+		{"a validator or no-cache set by a callback after Apply", seamPageCacheUserValidator},
+		{"the retry idiom after a revalidation's 429", seamPageCacheRetry},
+		{"an abort in OnResponseHeaders", seamPageCacheAbort},
+		{"the transport setups of Apply's doc", seamPageCacheTransport},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -7,12 +7,13 @@ import (
 	"iter"
 	"net/http"
 
-	"github.com/robotsext/robotsext/internal/sitemap"
+	isitemap "github.com/robotsext/robotsext/internal/sitemap"
+	"github.com/robotsext/robotsext/sitemap"
 )
 
-// SitemapEntry is one page a sitemap lists (Loc, LastMod, Alternates…),
-// SitemapRules are WithSitemapRules' (bounds, location rule, unchanged
-// pages) and SitemapCounts Stats.Sitemaps'. See docs/sitemaps.md.
+// The types of package sitemap (where they read in full): SitemapEntry is
+// a page a sitemap lists, SitemapRules WithSitemapRules', SitemapCounts
+// Stats.Sitemaps'. See docs/sitemaps.md.
 type (
 	SitemapEntry      = sitemap.Entry
 	SitemapRules      = sitemap.Rules
@@ -32,12 +33,11 @@ var (
 // WithSitemapRules sets how ReadSitemaps reads.
 func WithSitemapRules(r SitemapRules) Option { return func(c *config) { c.sitemaps = r } }
 
-// ReadSitemaps streams the pages listed by the sitemaps of rawURL: a
-// site's (path "" or "/") robots.txt names, else rawURL, indexes followed,
-// each fetched as a collector's page is (docs/sitemaps.md). What cannot be
-// read is yielded as an error and the stream goes on; it ends with ctx.
+// ReadSitemaps streams the pages the sitemaps of rawURL list (those a site's robots.txt names, its
+// path "" or "/", else rawURL's own; indexes followed), each fetched as a collector's page is
+// (docs/sitemaps.md). What cannot be read is yielded as an error and the stream goes on to ctx's end.
 func (e *Extension) ReadSitemaps(ctx context.Context, rawURL string) iter.Seq2[SitemapEntry, error] {
-	f := &sitemap.Fetcher{Check: e.sitemapVerdict, Header: e.requestHeader, Timeout: e.cfg.timeout, Base: e.cfg.client,
+	f := &isitemap.Fetcher{Check: e.sitemapVerdict, Header: e.requestHeader, Timeout: e.cfg.timeout, Base: e.cfg.client,
 		Wrap:     func(rt http.RoundTripper) http.RoundTripper { return e.PageTransport(e.cfg.signTransport(rt)) },
 		Redirect: e.WrapRedirectHandler(nil), Pacer: e.pacer, Backoff: e.pauses, Pages: e.pages, Answered: e.responded}
 	return f.Stream(ctx, rawURL, e.parseAsColly, e.Sitemaps, e.cfg.sitemaps, e.stats.sitemaps.Add)

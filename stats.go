@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
-	"github.com/robotsext/robotsext/internal/sitemap"
+	isitemap "github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/internal/tally"
 )
 
@@ -188,7 +188,7 @@ type counters struct {
 	tdmFiles            atomic.Uint64
 	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
-	sitemaps            sitemap.Totals
+	sitemaps            isitemap.Totals
 	paceWaits           tally.Durations
 	fetchDurations      tally.Durations
 	responses           tally.Counts // page responses by StatusClass (responses.go)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/robotsext/robotsext/internal/signals"
+	"github.com/robotsext/robotsext/usage"
 )
 
 // Purpose is what a crawler uses content for, named by its key in the
@@ -62,40 +63,22 @@ func (p Preference) String() string {
 }
 
 // UsageSource says which mechanism made a statement of a Usage, and
-// where. Each mechanism states its own preference for a URL; a Usage
-// keeps each one's statement, and the one in force for a key is the most
-// restrictive of them (see Usage). Its String names the source as a
-// report shows it: "Content-Usage line", "Content-Signal header",
-// "tdmrep.json", "X-Robots-Tag" and so on.
-type UsageSource = signals.Source
+// where (usage.Source, where it reads in full). Its String names it as a
+// report shows it: "Content-Usage line", "tdmrep.json", "X-Robots-Tag"…
+type UsageSource = usage.Source
 
+// The UsageSource values; see usage.Source for each.
 const (
-	// SourceNone: no statement was found.
-	SourceNone UsageSource = signals.SourceNone
-	// SourceContentUsage: a Content-Usage line of robots.txt
-	// (draft-ietf-aipref-attach); Line is its line.
-	SourceContentUsage UsageSource = signals.SourceContentUsage
-	// SourceContentSignal: a Content-Signal line of robots.txt; Line is
-	// its line.
-	SourceContentSignal UsageSource = signals.SourceContentSignal
-	// SourceContentUsageHeader: the page's Content-Usage response header.
-	SourceContentUsageHeader UsageSource = signals.SourceContentUsageHeader
-	// SourceContentSignalHeader: the page's Content-Signal response
-	// header.
-	SourceContentSignalHeader UsageSource = signals.SourceContentSignalHeader
-	// SourceTDMRepFile: a rule of the origin's /.well-known/tdmrep.json
-	// (TDMRep); Line is the rule's index in the file's array, from 0.
-	SourceTDMRepFile UsageSource = signals.SourceTDMRepFile
-	// SourceTDMRepHeader: the page's tdm-reservation response header.
-	SourceTDMRepHeader UsageSource = signals.SourceTDMRepHeader
-	// SourceTDMRepMeta: a <meta name="tdm-reservation"> tag of the page.
-	SourceTDMRepMeta UsageSource = signals.SourceTDMRepMeta
-	// SourceXRobotsTag: noai (or, on an image, noimageai) in an
-	// X-Robots-Tag header for the crawler.
-	SourceXRobotsTag UsageSource = signals.SourceXRobotsTag
-	// SourceMetaRobots: noai or noimageai in a robots meta tag for the
-	// crawler.
-	SourceMetaRobots UsageSource = signals.SourceMetaRobots
+	SourceNone                UsageSource = usage.SourceNone
+	SourceContentUsage        UsageSource = usage.SourceContentUsage
+	SourceContentSignal       UsageSource = usage.SourceContentSignal
+	SourceContentUsageHeader  UsageSource = usage.SourceContentUsageHeader
+	SourceContentSignalHeader UsageSource = usage.SourceContentSignalHeader
+	SourceTDMRepFile          UsageSource = usage.SourceTDMRepFile
+	SourceTDMRepHeader        UsageSource = usage.SourceTDMRepHeader
+	SourceTDMRepMeta          UsageSource = usage.SourceTDMRepMeta
+	SourceXRobotsTag          UsageSource = usage.SourceXRobotsTag
+	SourceMetaRobots          UsageSource = usage.SourceMetaRobots
 )
 
 // SourceHeader is SourceContentUsageHeader, named before the other

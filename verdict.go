@@ -168,8 +168,8 @@ type Verdict struct {
 	// Err says why robots.txt could not be had: for ReasonUnreachable an
 	// error wrapping ErrUnreachable (and the network error, or a
 	// *StatusError for 5xx and 429), for ReasonLocalError one wrapping
-	// ErrLocal; nil otherwise. Print it from OnBlocked to see why a
-	// site is blocked.
+	// ErrLocal (and ErrClosed after Extension.Close); nil otherwise.
+	// Print it from OnBlocked to see why a site is blocked.
 	Err error
 	// RetryAt is, for ReasonUnreachable, when the origin's next
 	// robots.txt attempt is due (its backoff or Retry-After), and for

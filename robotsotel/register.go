@@ -14,60 +14,18 @@
 // Names are dot-separated under the robotsext namespace, units are UCUM
 // ("s", "By", and annotations such as "{request}" for counts), there are
 // no per-host attributes, so that the number of series stays fixed
-// however many sites are crawled, and the attributes are namespaced:
-//
-//	robotsext.robotstxt.fetches         counter {fetch}          robots.txt fetches, revalidations included; robotsext.outcome: ok, unavailable, unreachable, unauthorized
-//	robotsext.robotstxt.not_modified    counter {fetch}          revalidations answered 304 (also counted as ok)
-//	robotsext.robotstxt.local_errors    counter {fetch}          fetches that failed because of this machine
-//	robotsext.robotstxt.fetch.duration  histogram s              the robots.txt fetches' durations
-//	robotsext.checks                    counter {request}        requests and redirect hops decided (allowed + blocked)
-//	robotsext.allowed                   counter {request}        those let through; robotsext.reason
-//	robotsext.blocked                   counter {request}        those robots.txt refused (in shadow mode let through all the same); robotsext.reason
-//	robotsext.shadowed                  counter {request}        blocked ones let through because of shadow mode
-//	robotsext.redirects.blocked         counter {redirect}       redirect hops refused (also counted as blocked)
-//	robotsext.redirects.deferred        counter {redirect}       redirect hops to paced hosts re-issued as requests
-//	robotsext.retries.dropped           counter {request}        retries dropped because their redirect hop was already re-issued
-//	robotsext.cancelled                 counter {request}        requests passed on undecided because the crawl's context ended
-//	robotsext.crawl_delays.clamped      counter {crawl_delay}    Crawl-delay values above the maximum, clamped
-//	robotsext.pace.wait                 histogram s              the waits of requests to hosts with a Crawl-delay
-//	robotsext.cache.hits                counter {request}        decisions made from a fresh cached robots.txt
-//	robotsext.cache.misses              counter {request}        decisions that fetched robots.txt or waited for its fetch
-//	robotsext.cache.stale_served        counter {request}        decisions made from a last good copy while its origin was unreachable
-//	robotsext.cache.evictions           counter {origin}         origins dropped to keep the cache within its bounds
-//	robotsext.cache.origins             updowncounter {origin}   origins cached now
-//	robotsext.cache.memory.usage        updowncounter By         estimated memory the cached robots.txt policies retain now
-//	robotsext.backend.errors            counter {error}          failed Backend calls, each answered locally
-//	robotsext.backend.anomalies         counter {anomaly}        Backend answers that cannot be right, replaced
-//	robotsext.backend.fallback          gauge 1                  1 while the Extension fetches and paces locally after a Backend failure
-//	robotsext.hold.requests             updowncounter {request}  requests held now because robots.txt could not be had (WithDeferUnreachable)
-//	robotsext.hold.entered              counter {request}        requests held so far
-//	robotsext.hold.ended                counter {request}        how held requests ended; robotsext.hold.result: released, gave_up
-//	robotsext.hold.full                 counter {request}        requests refused at once because MaxHeld requests were held
-//	robotsext.usage.refused             counter {request}        URLs refused before fetching by AI usage preferences: robots.txt, tdmrep.json (WithPurpose)
-//	robotsext.usage.withheld            counter {page}           pages aborted at their headers by their usage preferences (WithPurpose)
-//	robotsext.usage.meta_refused        counter {page}           pages read whose meta tags refuse every declared purpose; their links refused (WithPurpose)
-//	robotsext.tdmrep.fetches            counter {request}        fetches of an origin's tdmrep.json (WithPurpose)
-//	robotsext.tdmrep.files              counter {request}        fetches of tdmrep.json that found a valid file
-//	robotsext.tdmrep.malformed          counter {request}        fetches of tdmrep.json that found a malformed file, which states nothing
-//	robotsext.backoff.pauses            counter {pause}          hosts paused because they asked for less; robotsext.backoff.cause: 429, 503, 5xx_run, probe_failed, ratelimit
-//	robotsext.backoff.pauses.capped     counter {pause}          pauses cut short by WithMaxBackoff
-//	robotsext.backoff.probes            counter {request}        probes sent when a pause ended
-//	robotsext.backoff.waited            counter {request}        requests that waited for a paused host
-//	robotsext.backoff.refused           counter {request}        requests refused past WithBackoffWait (also blocked, reason backoff)
-//	robotsext.backoff.requeued          counter {request}        requests of Async collectors sent again to wait, their host paused while they waited for a slot
-//	robotsext.backoff.requests          updowncounter {request}  requests waiting for a paused host now
-//	robotsext.backoff.hosts             updowncounter {host}     hosts paused, probed or recovering now
-//	robotsext.directive.pages           counter {page}           pages whose X-Robots-Tag or robots meta tags said something to the crawler
-//	robotsext.links.refused             counter {request}        links refused because their page said nofollow (or rel="nofollow", WithRelNofollow)
-//	robotsext.responses                 counter {response}       what the page requests got back; robotsext.status_class: none (no response), 1xx, 2xx, 3xx, 4xx, 5xx
-//	robotsext.sitemaps.fetched          counter {sitemap}        sitemap files fetched by ReadSitemaps
-//	robotsext.sitemaps.failed           counter {sitemap}        sitemap files not fetched (refused, not a 2xx) or not read whole (broken)
-//	robotsext.sitemap.entries           counter {entry}          page entries ReadSitemaps yielded
-//	robotsext.sitemap.entries.outside   counter {entry}          entries (and indexed sitemaps) dropped by the location rule
-//	robotsext.sitemap.entries.skipped   counter {entry}          bad entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256) skipped
-//	robotsext.sitemap.entries.unchanged counter {entry}          entries not yielded because the page cache's copy is as recent (SkipUnchanged)
-//	robotsext.sitemap.loops             counter {sitemap}        sitemaps listed again by an index, not read again
-//	robotsext.sitemap.limits            counter {limit}          sitemap bounds reached (a file's URLs or bytes, nesting, sitemaps or entries per call)
+// however many sites are crawled, and the attributes are namespaced. The
+// instruments are the rows of the core's one table, package
+// github.com/robotsext/robotsext/metrics (its OTel names, kinds and
+// units), which docs/observability.md lists: robotsext.robotstxt.fetches
+// (counter {fetch}; robotsext.outcome), robotsext.checks,
+// robotsext.allowed and robotsext.blocked (counters {request};
+// robotsext.reason), robotsext.pace.wait (histogram s),
+// robotsext.cache.memory.usage (updowncounter By), robotsext.hold.ended
+// (robotsext.hold.result), robotsext.backoff.pauses
+// (robotsext.backoff.cause), robotsext.responses
+// (robotsext.status_class) and so on, 57 in this version. A counter added
+// to the table is exported here at once.
 //
 // Through OpenTelemetry's Prometheus exporter these become
 // robotsext_robotstxt_fetches_total, robotsext_pace_wait_seconds and so
@@ -113,6 +71,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext"
+	"github.com/robotsext/robotsext/metrics"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -123,7 +82,7 @@ import (
 const ScopeName = "github.com/robotsext/robotsext/robotsotel"
 
 // Register creates the instruments of ext's counters, gauges and
-// histograms (see the package documentation for the list) on a Meter of
+// histograms (one per row of metrics.All) on a Meter of
 // mp, and a callback reading ext.Stats that the SDK runs at each
 // collection. Register once per Extension, MeterProvider and attrs: a
 // second registration, which would report every value twice, is refused
@@ -199,31 +158,9 @@ type observer struct {
 	attrs       []attribute.KeyValue   // added to every data point
 	base        []metric.ObserveOption // attrs alone
 	scalars     []scalar               // the instruments without attributes
+	labelled    []labelled             // the instruments with one attribute
+	feeds       []histogram            // the histograms
 	observables []metric.Observable    // every observable instrument, for RegisterCallback
-
-	fetches, allowed, blocked, holdEnded metric.Int64ObservableCounter
-	checks                               metric.Int64ObservableCounter
-	outcomes                             [][]metric.ObserveOption // robotsext.outcome, indexed by Outcome
-	reasons                              []reasonAttr             // robotsext.reason, indexed by Reason
-	released, gaveUp                     []metric.ObserveOption
-	pauses                               metric.Int64ObservableCounter
-	causes                               []causeAttr // robotsext.backoff.cause
-	responses                            metric.Int64ObservableCounter
-	classes                              []classAttr // robotsext.status_class
-
-	paceWait, fetchDuration *feed
-}
-
-// causeAttr is a pause cause and the options of its data point.
-type causeAttr struct {
-	cause robotsext.PauseCause
-	opts  []metric.ObserveOption
-}
-
-// classAttr is a status class and the options of its data point.
-type classAttr struct {
-	class robotsext.StatusClass
-	opts  []metric.ObserveOption
 }
 
 // scalar is an observable instrument without attributes read from one
@@ -233,248 +170,68 @@ type scalar struct {
 	value func(*robotsext.Stats) int64
 }
 
-// reasonAttr is the robotsext.reason attribute of one Reason, and which
-// of robotsext.allowed and robotsext.blocked report it from the start.
-type reasonAttr struct {
-	opts           []metric.ObserveOption
-	allows, blocks bool
+// labelled is a counter reported per value of its attribute, and the
+// options of each value's data point, made once.
+type labelled struct {
+	inst  metric.Int64ObservableCounter
+	label *metrics.Label
+	opts  map[string][]metric.ObserveOption
 }
 
-// newObserver creates ext's instruments on meter; attrs are added to
-// every data point.
+// histogram is one of the Extension's histograms and the feed recording
+// it.
+type histogram struct {
+	feed *feed
+	read func(*robotsext.Stats) robotsext.Histogram
+}
+
+// newObserver creates ext's instruments on meter, one per row of
+// metrics.All; attrs are added to every data point.
 func newObserver(ext *robotsext.Extension, meter metric.Meter, attrs []attribute.KeyValue) (*observer, error) {
 	o := &observer{ext: ext, meter: meter, attrs: slices.Clone(attrs)}
 	baseSet := metric.WithAttributeSet(attribute.NewSet(attrs...))
 	o.base = []metric.ObserveOption{baseSet}
-	var errs []error
-	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
-		inst, err := meter.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-		errs = append(errs, err)
-		o.observables = append(o.observables, inst)
-		return inst
-	}
-	scalarCounter := func(name, unit, desc string, value func(*robotsext.Stats) uint64) {
-		o.scalars = append(o.scalars, scalar{counter(name, unit, desc),
-			func(s *robotsext.Stats) int64 { return int64(value(s)) }})
-	}
-	upDown := func(name, unit, desc string, value func(*robotsext.Stats) int64) {
-		inst, err := meter.Int64ObservableUpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
-		errs = append(errs, err)
-		o.observables = append(o.observables, inst)
-		o.scalars = append(o.scalars, scalar{inst, value})
-	}
-	gauge := func(name, unit, desc string, value func(*robotsext.Stats) int64) {
-		inst, err := meter.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
-		errs = append(errs, err)
-		o.observables = append(o.observables, inst)
-		o.scalars = append(o.scalars, scalar{inst, value})
-	}
 	// The Extension's bounds, the same for both histograms, as the
 	// instruments' advised boundaries.
 	var bounds []float64
 	for _, b := range ext.Stats().PaceWaits.Bounds {
 		bounds = append(bounds, b.Seconds())
 	}
-	histogram := func(name, desc string) *feed {
-		h, err := meter.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc),
-			metric.WithExplicitBucketBoundaries(bounds...))
-		errs = append(errs, err)
-		return &feed{hist: h, opts: []metric.RecordOption{baseSet}}
-	}
-
-	o.fetches = counter("robotsext.robotstxt.fetches", "{fetch}",
-		"robots.txt fetches by outcome (ok, unavailable, unreachable, unauthorized), revalidations included.")
-	scalarCounter("robotsext.robotstxt.not_modified", "{fetch}",
-		"robots.txt revalidations answered 304 Not Modified (also counted in robotsext.robotstxt.fetches as ok).",
-		func(s *robotsext.Stats) uint64 { return s.NotModified })
-	scalarCounter("robotsext.robotstxt.local_errors", "{fetch}",
-		"robots.txt fetches that failed because of this machine (no file descriptors, fetch slot wait ended), after their retries.",
-		func(s *robotsext.Stats) uint64 { return s.LocalErrors })
-	o.fetchDuration = histogram("robotsext.robotstxt.fetch.duration",
-		"Duration of the robots.txt fetches of this process, answer or failure.")
-
-	o.checks = counter("robotsext.checks", "{request}",
-		"Requests and redirect hops robots.txt decided: robotsext.allowed plus robotsext.blocked.")
-	o.allowed = counter("robotsext.allowed", "{request}",
-		"Requests and redirect hops robots.txt let through, by reason.")
-	o.blocked = counter("robotsext.blocked", "{request}",
-		"Requests and redirect hops robots.txt refused, by reason; in shadow mode they went out all the same.")
-	scalarCounter("robotsext.shadowed", "{request}",
-		"Requests robots.txt refused that shadow mode let through.",
-		func(s *robotsext.Stats) uint64 { return s.Shadowed })
-	scalarCounter("robotsext.redirects.blocked", "{redirect}",
-		"Redirect hops robots.txt refused (also counted in robotsext.blocked).",
-		func(s *robotsext.Stats) uint64 { return s.RedirectsBlocked })
-	scalarCounter("robotsext.redirects.deferred", "{redirect}",
-		"Redirect hops to paced hosts re-issued as requests of their own.",
-		func(s *robotsext.Stats) uint64 { return s.RedirectsDeferred })
-	scalarCounter("robotsext.retries.dropped", "{request}",
-		"Requests dropped because the redirect hop they would lead to was already re-issued.",
-		func(s *robotsext.Stats) uint64 { return s.RetriesDropped })
-	scalarCounter("robotsext.cancelled", "{request}",
-		"Requests passed on undecided because the collector's context ended while robots.txt was being fetched.",
-		func(s *robotsext.Stats) uint64 { return s.Cancelled })
-	scalarCounter("robotsext.crawl_delays.clamped", "{crawl_delay}",
-		"Crawl-delay values above the maximum that were clamped to it.",
-		func(s *robotsext.Stats) uint64 { return s.CrawlDelaysClamped })
-	o.paceWait = histogram("robotsext.pace.wait",
-		"How long requests to hosts with a Crawl-delay waited for their turn.")
-
-	scalarCounter("robotsext.cache.hits", "{request}",
-		"Decisions made from a fresh cached robots.txt.",
-		func(s *robotsext.Stats) uint64 { return s.CacheHits })
-	scalarCounter("robotsext.cache.misses", "{request}",
-		"Decisions that fetched robots.txt or waited for its fetch.",
-		func(s *robotsext.Stats) uint64 { return s.CacheMisses })
-	scalarCounter("robotsext.cache.stale_served", "{request}",
-		"Decisions made from a last good robots.txt while its origin was unreachable.",
-		func(s *robotsext.Stats) uint64 { return s.StaleServed })
-	scalarCounter("robotsext.cache.evictions", "{origin}",
-		"Origins the robots.txt cache dropped to stay within its size and memory bounds.",
-		func(s *robotsext.Stats) uint64 { return s.Evictions })
-	scalarCounter("robotsext.page_cache.hits", "{page}",
-		"Pages served fresh from WithPageCache's cache: no request sent, no pace waited.",
-		func(s *robotsext.Stats) uint64 { return s.PageCache.Hits })
-	scalarCounter("robotsext.page_cache.revalidated", "{page}",
-		"Stored pages revalidated by a 304 Not Modified and served.",
-		func(s *robotsext.Stats) uint64 { return s.PageCache.Revalidated })
-	scalarCounter("robotsext.page_cache.misses", "{page}",
-		"Pages downloaded with nothing usable in the page cache.",
-		func(s *robotsext.Stats) uint64 { return s.PageCache.Misses })
-	scalarCounter("robotsext.page_cache.stale", "{page}",
-		"Stored pages the origin replaced with a new response instead of a 304.",
-		func(s *robotsext.Stats) uint64 { return s.PageCache.Stale })
-	scalarCounter("robotsext.page_cache.saved", "By",
-		"Body bytes served from the page cache (hits and revalidations): not downloaded.",
-		func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved })
-	scalarCounter("robotsext.sitemaps.fetched", "{sitemap}",
-		"Sitemap files fetched by ReadSitemaps.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Sitemaps) })
-	scalarCounter("robotsext.sitemaps.failed", "{sitemap}",
-		"Sitemap files not fetched (refused by robots.txt or the back-off, not a 2xx) or not read whole (broken XML or gzip).",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Failed) })
-	scalarCounter("robotsext.sitemap.entries", "{entry}",
-		"Page entries ReadSitemaps yielded.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Entries) })
-	scalarCounter("robotsext.sitemap.entries.outside", "{entry}",
-		"Sitemap entries (and sitemaps of an index) dropped by the protocol's location rule.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Outside) })
-	scalarCounter("robotsext.sitemap.entries.skipped", "{entry}",
-		"Bad sitemap entries (no URL, or not an absolute http(s) one) and alternates (a bad href, past 256 an entry) skipped.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Skipped) })
-	scalarCounter("robotsext.sitemap.entries.unchanged", "{entry}",
-		"Sitemap entries not yielded because the page cache holds a copy at least as recent as their lastmod.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Unchanged) })
-	scalarCounter("robotsext.sitemap.loops", "{sitemap}",
-		"Sitemaps listed again by an index, not read again.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Loops) })
-	scalarCounter("robotsext.sitemap.limits", "{limit}",
-		"Sitemap bounds reached: a file's URLs or bytes, the nesting of indexes, the sitemaps or entries of a call.",
-		func(s *robotsext.Stats) uint64 { return uint64(s.Sitemaps.Cut) })
-	upDown("robotsext.cache.origins", "{origin}",
-		"Origins whose robots.txt is cached now.",
-		func(s *robotsext.Stats) int64 { return int64(s.Origins) })
-	upDown("robotsext.cache.memory.usage", "By",
-		"Estimated memory the cached robots.txt policies retain now.",
-		func(s *robotsext.Stats) int64 { return s.CacheBytes })
-
-	scalarCounter("robotsext.backend.errors", "{error}",
-		"Failed Backend calls; each was answered locally.",
-		func(s *robotsext.Stats) uint64 { return s.BackendErrors })
-	scalarCounter("robotsext.backend.anomalies", "{anomaly}",
-		"Backend answers that cannot be right (a pace wait too long, a stored pace unreadable or in the future), replaced.",
-		func(s *robotsext.Stats) uint64 { return s.BackendAnomalies })
-	gauge("robotsext.backend.fallback", "1",
-		"1 while a Backend call failed recently and the Extension fetches and paces locally, else 0.",
-		func(s *robotsext.Stats) int64 {
-			if s.Fallback {
-				return 1
+	var errs []error
+	for _, m := range metrics.All() {
+		unit, desc := metric.WithUnit(m.Unit), metric.WithDescription(m.Help)
+		switch m.Kind {
+		case metrics.Histogram:
+			h, err := meter.Float64Histogram(m.OTel, unit, desc, metric.WithExplicitBucketBoundaries(bounds...))
+			errs = append(errs, err)
+			o.feeds = append(o.feeds, histogram{&feed{hist: h, opts: []metric.RecordOption{baseSet}}, m.Histogram})
+		case metrics.Counter:
+			inst, err := meter.Int64ObservableCounter(m.OTel, unit, desc)
+			errs = append(errs, err)
+			o.observables = append(o.observables, inst)
+			if m.Label == nil {
+				o.scalars = append(o.scalars, scalar{inst, m.Value})
+				continue
 			}
-			return 0
-		})
-
-	upDown("robotsext.hold.requests", "{request}",
-		"Requests held now because robots.txt could not be had (WithDeferUnreachable).",
-		func(s *robotsext.Stats) int64 { return s.HeldNow })
-	scalarCounter("robotsext.hold.entered", "{request}",
-		"Requests held because robots.txt could not be had (WithDeferUnreachable).",
-		func(s *robotsext.Stats) uint64 { return s.Held })
-	o.holdEnded = counter("robotsext.hold.ended", "{request}",
-		"How held requests ended: released (decided by a robots.txt that came in time) or gave_up (refused when the bound was reached).")
-	scalarCounter("robotsext.hold.full", "{request}",
-		"Requests refused at once because MaxHeld requests were already held.",
-		func(s *robotsext.Stats) uint64 { return s.HoldFull })
-	scalarCounter("robotsext.usage.refused", "{request}",
-		"URLs refused before fetching because robots.txt or the origin's tdmrep.json says \"n\" for every purpose declared with WithPurpose (also counted as blocked, reason usage).",
-		func(s *robotsext.Stats) uint64 { return s.UsageRefused })
-	scalarCounter("robotsext.usage.withheld", "{page}",
-		"Pages whose body was not downloaded because their headers (Content-Usage, Content-Signal, tdm-reservation, X-Robots-Tag noai), with robots.txt and tdmrep.json, say \"n\" for every declared purpose.",
-		func(s *robotsext.Stats) uint64 { return s.UsageWithheld })
-	scalarCounter("robotsext.usage.meta_refused", "{page}",
-		"Pages whose meta tags (tdm-reservation, robots noai), with the rest, say \"n\" for every declared purpose: read, reported, their links refused.",
-		func(s *robotsext.Stats) uint64 { return s.UsageMetaRefused })
-	scalarCounter("robotsext.tdmrep.fetches", "{request}",
-		"Fetches of an origin's /.well-known/tdmrep.json (WithPurpose only).",
-		func(s *robotsext.Stats) uint64 { return s.TDMRepFetches })
-	scalarCounter("robotsext.tdmrep.files", "{request}",
-		"Fetches of tdmrep.json that found a valid file.",
-		func(s *robotsext.Stats) uint64 { return s.TDMRepFiles })
-	scalarCounter("robotsext.tdmrep.malformed", "{request}",
-		"Fetches of tdmrep.json that found a malformed file, which states nothing.",
-		func(s *robotsext.Stats) uint64 { return s.TDMRepMalformed })
-	scalarCounter("robotsext.directive.pages", "{page}",
-		"Pages whose X-Robots-Tag headers or robots meta tags said something to the crawler's token.",
-		func(s *robotsext.Stats) uint64 { return s.DirectivePages })
-	scalarCounter("robotsext.links.refused", "{request}",
-		"Links refused because their page said nofollow or none, or marked them rel=\"nofollow\" (also counted as blocked, reason nofollow or rel_nofollow; in shadow mode they went out).",
-		func(s *robotsext.Stats) uint64 { return s.LinksRefused })
-
-	o.pauses = counter("robotsext.backoff.pauses", "{pause}",
-		"Hosts paused because they asked for less, by cause: 429, 503, 5xx_run (a run of other 5xx), probe_failed or ratelimit (a RateLimit field with no quota left); a pause doubled after a failed probe counts again.")
-	scalarCounter("robotsext.backoff.pauses.capped", "{pause}",
-		"Pauses cut short by WithMaxBackoff.",
-		func(s *robotsext.Stats) uint64 { return s.PausesCapped })
-	scalarCounter("robotsext.backoff.probes", "{request}",
-		"Requests sent to probe a host when its pause ended.",
-		func(s *robotsext.Stats) uint64 { return s.Probes })
-	scalarCounter("robotsext.backoff.waited", "{request}",
-		"Requests that waited for a paused host.",
-		func(s *robotsext.Stats) uint64 { return s.BackoffWaited })
-	scalarCounter("robotsext.backoff.refused", "{request}",
-		"Requests refused because they would have waited past WithBackoffWait (also in robotsext.blocked, reason backoff).",
-		func(s *robotsext.Stats) uint64 { return s.BackoffRefused })
-	scalarCounter("robotsext.backoff.requeued", "{request}",
-		"Requests of Async collectors sent again to wait in the OnRequest hook: their host was paused while they waited for a LimitRule slot.",
-		func(s *robotsext.Stats) uint64 { return s.BackoffRequeued })
-	upDown("robotsext.backoff.requests", "{request}",
-		"Requests waiting for a paused host now.",
-		func(s *robotsext.Stats) int64 { return s.BackoffWaiting })
-	upDown("robotsext.backoff.hosts", "{host}",
-		"Hosts paused, probed or recovering now.",
-		func(s *robotsext.Stats) int64 { return int64(s.PausedHosts) })
-	o.responses = counter("robotsext.responses", "{response}",
-		"What the page requests got back, by status class: none (no response: a network error or timeout), 1xx, 2xx, 3xx (redirects followed or refused included), 4xx or 5xx.")
-
+			l := labelled{inst: inst, label: m.Label, opts: map[string][]metric.ObserveOption{}}
+			for _, v := range m.Label.Values {
+				l.opts[v] = []metric.ObserveOption{o.with(attribute.String(m.Label.OTel, v))}
+			}
+			o.labelled = append(o.labelled, l)
+		case metrics.UpDown:
+			inst, err := meter.Int64ObservableUpDownCounter(m.OTel, unit, desc)
+			errs = append(errs, err)
+			o.observables = append(o.observables, inst)
+			o.scalars = append(o.scalars, scalar{inst, m.Value})
+		case metrics.Gauge:
+			inst, err := meter.Int64ObservableGauge(m.OTel, unit, desc)
+			errs = append(errs, err)
+			o.observables = append(o.observables, inst)
+			o.scalars = append(o.scalars, scalar{inst, m.Value})
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
-	}
-
-	attr := func(key, value string) []metric.ObserveOption {
-		return []metric.ObserveOption{o.with(attribute.String(key, value))}
-	}
-	for _, out := range robotsext.Outcomes() {
-		o.outcomes = append(o.outcomes, attr("robotsext.outcome", out.String()))
-	}
-	for _, r := range robotsext.Reasons() {
-		o.reasons = append(o.reasons, reasonAttr{attr("robotsext.reason", r.Label()), r.CanAllow(), r.CanBlock()})
-	}
-	o.released = attr("robotsext.hold.result", "released")
-	o.gaveUp = attr("robotsext.hold.result", "gave_up")
-	for _, c := range robotsext.PauseCauses() {
-		o.causes = append(o.causes, causeAttr{c, attr("robotsext.backoff.cause", c.String())})
-	}
-	for _, c := range robotsext.StatusClasses() {
-		o.classes = append(o.classes, classAttr{c, attr("robotsext.status_class", c.String())})
 	}
 	return o, nil
 }
@@ -486,47 +243,19 @@ func (o *observer) observe(ctx context.Context, obs metric.Observer) error {
 	for _, sc := range o.scalars {
 		obs.ObserveInt64(sc.inst, sc.value(&s), o.base...)
 	}
-	for i, opts := range o.outcomes {
-		obs.ObserveInt64(o.fetches, int64(s.Fetches[robotsext.Outcome(i)]), opts...)
+	for _, l := range o.labelled {
+		l.label.Points(&s, func(value string, n uint64) {
+			opts, ok := l.opts[value]
+			if !ok { // a value Values does not list: none in this version
+				opts = []metric.ObserveOption{o.with(attribute.String(l.label.OTel, value))}
+			}
+			obs.ObserveInt64(l.inst, int64(n), opts...)
+		})
 	}
-	var checks uint64
-	for _, n := range s.Allowed {
-		checks += n
+	for _, h := range o.feeds {
+		h.feed.record(ctx, h.read(&s))
 	}
-	for _, n := range s.Blocked {
-		checks += n
-	}
-	obs.ObserveInt64(o.checks, int64(checks), o.base...)
-	o.observeReasons(obs, o.allowed, s.Allowed, false)
-	o.observeReasons(obs, o.blocked, s.Blocked, true)
-	obs.ObserveInt64(o.holdEnded, int64(s.Released), o.released...)
-	obs.ObserveInt64(o.holdEnded, int64(s.GaveUp), o.gaveUp...)
-	for _, c := range o.causes {
-		obs.ObserveInt64(o.pauses, int64(s.Pauses[c.cause]), c.opts...)
-	}
-	for _, c := range o.classes {
-		obs.ObserveInt64(o.responses, int64(s.Responses[c.class]), c.opts...)
-	}
-	o.paceWait.record(ctx, s.PaceWaits)
-	o.fetchDuration.record(ctx, s.FetchDurations)
 	return nil
-}
-
-// observeReasons observes one data point per reason counted, and a zero
-// one for each other reason the instrument can count (blocked tells
-// which).
-func (o *observer) observeReasons(obs metric.Observer, inst metric.Int64ObservableCounter, counts map[robotsext.Reason]uint64, blocked bool) {
-	for r, a := range o.reasons {
-		n, counted := counts[robotsext.Reason(r)]
-		if counted || (blocked && a.blocks) || (!blocked && a.allows) {
-			obs.ObserveInt64(inst, int64(n), a.opts...)
-		}
-	}
-	for r, n := range counts { // Reasons robotsext.Reasons() does not list: none in this version.
-		if int(r) >= len(o.reasons) {
-			obs.ObserveInt64(inst, int64(n), o.with(attribute.String("robotsext.reason", r.Label())))
-		}
-	}
 }
 
 // with returns the option of the attributes kv and o.attrs.

@@ -31,7 +31,7 @@ robotsext_robotstxt_fetches_total{outcome="ok"} 1
 robotsext_robotstxt_fetches_total{outcome="unavailable"} 0
 robotsext_robotstxt_fetches_total{outcome="unauthorized"} 0
 robotsext_robotstxt_fetches_total{outcome="unreachable"} 0
-# HELP robotsext_checks_total Requests and redirect hops robots.txt decided: robotsext_allowed_total plus robotsext_blocked_total.
+# HELP robotsext_checks_total Requests and redirect hops robots.txt decided: those allowed plus those blocked.
 # TYPE robotsext_checks_total counter
 robotsext_checks_total 5
 # HELP robotsext_allowed_total Requests and redirect hops robots.txt let through, by reason.
@@ -216,34 +216,6 @@ func TestConstHistogram(t *testing.T) {
 				t.Errorf("count %d sum %v, want %d %v", h.GetSampleCount(), h.GetSampleSum(), tt.count, tt.sum)
 			}
 		})
-	}
-}
-
-// TestUnknownReason checks that a count of a Reason this package does not
-// know is still reported, under its fallback label.
-func TestUnknownReason(t *testing.T) {
-	c := &collector{nreasons: len(robotsext.Reasons())}
-	desc := prometheus.NewDesc("robotsext_test_total", "A test counter.", []string{"reason"}, nil)
-	ch := make(chan prometheus.Metric, 64)
-	c.collectReasons(ch, desc, map[robotsext.Reason]uint64{robotsext.ReasonDisallowRule: 2, 200: 7}, true)
-	close(ch)
-	got := map[string]float64{}
-	for m := range ch {
-		var pb dto.Metric
-		if err := m.Write(&pb); err != nil {
-			t.Fatal(err)
-		}
-		got[pb.GetLabel()[0].GetValue()] = pb.GetCounter().GetValue()
-	}
-	want := map[string]float64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0,
-		"nofollow": 0, "rel_nofollow": 0, "identity": 0, "reason_200": 7}
-	if len(got) != len(want) {
-		t.Errorf("series %v, want %v", got, want)
-	}
-	for label, v := range want {
-		if got[label] != v {
-			t.Errorf("reason=%q: %v, want %v", label, got[label], v)
-		}
 	}
 }
 

@@ -72,7 +72,7 @@ func TestParseXRobotsTag(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ParseXRobotsTag("DemoBot", tt.values...)
-			got.from, got.nofollowRule = [numDirectives]Source{}, ""
+			got = stated(got)
 			if got != tt.want {
 				t.Errorf("ParseXRobotsTag(%q) =\n%+v, want\n%+v", tt.values, got, tt.want)
 			}
@@ -120,7 +120,7 @@ func TestParseMetaRobots(t *testing.T) {
 			if got.NofollowRule() != tt.rule {
 				t.Errorf("NofollowRule() = %q, want %q", got.NofollowRule(), tt.rule)
 			}
-			got.from, got.nofollowRule = [numDirectives]Source{}, ""
+			got = stated(got)
 			if got != tt.want {
 				t.Errorf("ParseMetaRobots(%q) =\n%+v, want\n%+v", tt.html, got, tt.want)
 			}
@@ -158,4 +158,13 @@ func TestReadDirectivesSources(t *testing.T) {
 	if d := Read("DemoBot", http.Header{}, body, nil); !d.NoIndex {
 		t.Errorf("meta tags of a body sniffed as HTML not read: %+v", d)
 	}
+}
+
+// stated is d without what From and NofollowRule tell: the rules' fields
+// alone, for comparing with a Directives literal.
+func stated(d Directives) Directives {
+	return Directives{All: d.All, NoIndex: d.NoIndex, NoFollow: d.NoFollow, NoArchive: d.NoArchive,
+		NoSnippet: d.NoSnippet, NoImageIndex: d.NoImageIndex, NoTranslate: d.NoTranslate,
+		IndexIfEmbedded: d.IndexIfEmbedded, MaxSnippet: d.MaxSnippet, MaxImagePreview: d.MaxImagePreview,
+		MaxVideoPreview: d.MaxVideoPreview, UnavailableAfter: d.UnavailableAfter, NoAI: d.NoAI, NoImageAI: d.NoImageAI}
 }

@@ -61,7 +61,7 @@ func FuzzMetaRobots(f *testing.F) {
 		}
 		page := `<html><head><title>x</title><meta name="robots" content="` + content + `"></head><body>`
 		var want Directives
-		want.readList(content, metaRobots, FromMeta, false)
+		readList(&want, content, metaRobots, FromMeta, false)
 		if got := ParseMetaRobots("DemoBot", []byte(page)); got != want {
 			t.Fatalf("content %q read as\n%+v in a page, as\n%+v alone", content, got, want)
 		}

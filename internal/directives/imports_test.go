@@ -10,12 +10,15 @@ import (
 const module = "github.com/robotsext/robotsext"
 
 // TestImports keeps the package to its rule (doc.go): its own files
-// import only the standard library and internal/tdmrep; nothing it
+// import only the standard library, internal/tdmrep and the public
+// types of package directive; nothing it
 // depends on, however indirectly, is Colly or the root package.
 func TestImports(t *testing.T) {
 	t.Parallel()
 	layout.Check(t, module+"/internal/directives", layout.Rule{
-		Imports: func(path string, standard bool) bool { return standard || path == module+"/internal/tdmrep" },
-		Deps:    layout.NotColly(module),
+		Imports: func(path string, standard bool) bool {
+			return standard || path == module+"/internal/tdmrep" || path == module+"/directive"
+		},
+		Deps: layout.NotColly(module),
 	})
 }

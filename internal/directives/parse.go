@@ -13,7 +13,7 @@ import (
 // the name the rules apply under ("robots" or the token for meta tags,
 // "" for an unscoped header); scoped reports a header value, where a
 // "name:" prefix may scope the rules after it.
-func (d *Directives) readList(v, token string, src Source, header bool) {
+func readList(d *Directives, v, token string, src Source, header bool) {
 	if len(v) > maxDirectiveValue {
 		v = v[:maxDirectiveValue]
 	}
@@ -61,12 +61,12 @@ func (d *Directives) readList(v, token string, src Source, header bool) {
 				extra = after
 			}
 			if ok && applies {
-				d.unavailableAfter(t, src)
+				unavailableAfter(d, t, src)
 			}
 			continue
 		}
 		if applies {
-			d.rule(item, src, scope, header)
+			rule(d, item, src, scope, header)
 		}
 	}
 }
@@ -92,20 +92,20 @@ func isScopeName(n string) bool {
 }
 
 // rule applies one rule (not unavailable_after) as written.
-func (d *Directives) rule(item string, src Source, scope string, header bool) {
+func rule(d *Directives, item string, src Source, scope string, header bool) {
 	name, arg, hasArg := strings.Cut(item, ":")
 	if hasArg {
 		name, arg = trimOWS(name), trimOWS(arg)
 		switch {
 		case strings.EqualFold(name, "max-snippet"):
 			if l, ok := parseLimit(arg); ok {
-				d.MaxSnippet = d.MaxSnippet.tighter(l)
-				d.from[MaxSnippet] |= src
+				d.MaxSnippet = d.MaxSnippet.Tighter(l)
+				d.Mark(MaxSnippet, src)
 			}
 		case strings.EqualFold(name, "max-video-preview"):
 			if l, ok := parseLimit(arg); ok {
-				d.MaxVideoPreview = d.MaxVideoPreview.tighter(l)
-				d.from[MaxVideoPreview] |= src
+				d.MaxVideoPreview = d.MaxVideoPreview.Tighter(l)
+				d.Mark(MaxVideoPreview, src)
 			}
 		case strings.EqualFold(name, "max-image-preview"):
 			p := ImagePreviewUnstated
@@ -121,7 +121,7 @@ func (d *Directives) rule(item string, src Source, scope string, header bool) {
 				if d.MaxImagePreview == ImagePreviewUnstated || p < d.MaxImagePreview {
 					d.MaxImagePreview = p
 				}
-				d.from[MaxImagePreview] |= src
+				d.Mark(MaxImagePreview, src)
 			}
 		}
 		return
@@ -131,61 +131,61 @@ func (d *Directives) rule(item string, src Source, scope string, header bool) {
 		d.All = true
 	case strings.EqualFold(item, "none"):
 		d.NoIndex, d.NoFollow = true, true
-		d.from[NoIndex] |= src
-		d.from[NoFollow] |= src
-		d.noteNofollow(src, scope, header, "none")
+		d.Mark(NoIndex, src)
+		d.Mark(NoFollow, src)
+		noteNofollow(d, src, scope, header, "none")
 	case strings.EqualFold(item, "noindex"):
 		d.NoIndex = true
-		d.from[NoIndex] |= src
+		d.Mark(NoIndex, src)
 	case strings.EqualFold(item, "nofollow"):
 		d.NoFollow = true
-		d.from[NoFollow] |= src
-		d.noteNofollow(src, scope, header, "nofollow")
+		d.Mark(NoFollow, src)
+		noteNofollow(d, src, scope, header, "nofollow")
 	case strings.EqualFold(item, "noarchive"), strings.EqualFold(item, "nocache"):
 		d.NoArchive = true
-		d.from[NoArchive] |= src
+		d.Mark(NoArchive, src)
 	case strings.EqualFold(item, "nosnippet"):
 		d.NoSnippet = true
-		d.from[NoSnippet] |= src
+		d.Mark(NoSnippet, src)
 	case strings.EqualFold(item, "noimageindex"):
 		d.NoImageIndex = true
-		d.from[NoImageIndex] |= src
+		d.Mark(NoImageIndex, src)
 	case strings.EqualFold(item, "notranslate"):
 		d.NoTranslate = true
-		d.from[NoTranslate] |= src
+		d.Mark(NoTranslate, src)
 	case strings.EqualFold(item, "indexifembedded"):
 		d.IndexIfEmbedded = true
-		d.from[IndexIfEmbedded] |= src
+		d.Mark(IndexIfEmbedded, src)
 	case strings.EqualFold(item, "noai"):
 		d.NoAI = true
-		d.from[NoAI] |= src
+		d.Mark(NoAI, src)
 	case strings.EqualFold(item, "noimageai"):
 		d.NoImageAI = true
-		d.from[NoImageAI] |= src
+		d.Mark(NoImageAI, src)
 	}
 }
 
 // noteNofollow remembers the first rule that said nofollow or none.
-func (d *Directives) noteNofollow(src Source, scope string, header bool, word string) {
-	if d.nofollowRule != "" {
+func noteNofollow(d *Directives, src Source, scope string, header bool, word string) {
+	if d.NofollowRule() != "" {
 		return
 	}
 	switch {
 	case header && scope != "":
-		d.nofollowRule = HeaderName + ": " + scope + ": " + word
+		d.MarkNofollowRule(HeaderName + ": " + scope + ": " + word)
 	case header:
-		d.nofollowRule = HeaderName + ": " + word
+		d.MarkNofollowRule(HeaderName + ": " + word)
 	default:
-		d.nofollowRule = "meta " + strings.ToLower(scope) + ": " + word // a new string: scope may share the body's memory
+		d.MarkNofollowRule("meta " + strings.ToLower(scope) + ": " + word) // a new string: scope may share the body's memory
 	}
 }
 
 // unavailableAfter applies an unavailable_after date: the earliest wins.
-func (d *Directives) unavailableAfter(t time.Time, src Source) {
+func unavailableAfter(d *Directives, t time.Time, src Source) {
 	if d.UnavailableAfter.IsZero() || t.Before(d.UnavailableAfter) {
 		d.UnavailableAfter = t
 	}
-	d.from[UnavailableAfter] |= src
+	d.Mark(UnavailableAfter, src)
 }
 
 // parseLimit reads a max-snippet or max-video-preview value: an integer of

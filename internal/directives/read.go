@@ -30,7 +30,7 @@ const maxDirectiveValue = 4 << 10
 func ParseXRobotsTag(token string, values ...string) Directives {
 	var d Directives
 	for _, v := range values {
-		d.readList(v, token, FromXRobotsTag, true)
+		readList(&d, v, token, FromXRobotsTag, true)
 	}
 	return d
 }
@@ -51,9 +51,9 @@ func ReadHead(token string, html []byte, tdm *tdmrep.Declaration) Directives {
 	scanHead(html, func(name, content string) {
 		switch {
 		case strings.EqualFold(name, metaRobots):
-			d.readList(content, metaRobots, FromMeta, false)
+			readList(&d, content, metaRobots, FromMeta, false)
 		case token != "" && token != "*" && strings.EqualFold(name, token):
-			d.readList(content, name, FromMeta, false)
+			readList(&d, content, name, FromMeta, false)
 		case tdm != nil:
 			tdm.AddMeta(name, content)
 		}

@@ -70,3 +70,20 @@ func NotColly(module string) func(path string, standard bool) bool {
 		return path != module && !strings.HasPrefix(path, "github.com/gocolly/")
 	}
 }
+
+// PublicTypes reports whether path is one of the module's leaf packages
+// of public types (directive, usage, cacheresult, statusclass, sitemap): packages
+// that hold values only, import nothing of the module, and are where the
+// root's types of those names read in full. Any internal package may use
+// them.
+func PublicTypes(path string) bool {
+	switch path {
+	case "github.com/robotsext/robotsext/directive",
+		"github.com/robotsext/robotsext/usage",
+		"github.com/robotsext/robotsext/cacheresult",
+		"github.com/robotsext/robotsext/statusclass",
+		"github.com/robotsext/robotsext/sitemap":
+		return true
+	}
+	return false
+}

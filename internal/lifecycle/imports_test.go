@@ -33,6 +33,7 @@ func allowedDependency(path string, standard bool) bool {
 	return allowedImport(path, standard) ||
 		path == "github.com/robotsext/robotsext/internal/pause" ||
 		path == "github.com/robotsext/robotsext/internal/signals" ||
+		layout.PublicTypes(path) ||
 		path == "github.com/dunglas/httpsfv"
 }
 

@@ -6,77 +6,43 @@ package pagecache
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotsext/robotsext/cacheresult"
 )
 
-// Result is what the cache did for one response. The zero value, None,
-// is a response the cache had no part in.
-type Result uint8
+// Result is what the cache did for one response (cacheresult.Result,
+// the public type the root package names CacheResult).
+type Result = cacheresult.Result
 
+// The Result values.
 const (
-	// None: the cache was not asked (not a GET or HEAD, a request with
-	// its own conditional or Range header, or no cache).
-	None Result = iota
-	// Miss: nothing usable was stored; the page was downloaded.
-	Miss
-	// Hit: a fresh stored copy was served; nothing was sent.
-	Hit
-	// Revalidated: a stored copy was validated (the origin answered 304)
-	// and served.
-	Revalidated
-	// Stale: a stored copy was stale and the origin sent a new response
-	// instead of a 304.
-	Stale
+	None        = cacheresult.None
+	Miss        = cacheresult.Miss
+	Hit         = cacheresult.Hit
+	Revalidated = cacheresult.Revalidated
+	Stale       = cacheresult.Stale
 )
-
-var resultNames = [...]string{"none", "miss", "hit", "revalidated", "stale"}
-
-// String returns "none", "miss", "hit", "revalidated" or "stale".
-func (r Result) String() string {
-	if int(r) < len(resultNames) {
-		return resultNames[r]
-	}
-	return "none"
-}
 
 // ParseResult reads a Result's String back; anything else is None.
-func ParseResult(s string) Result {
-	for i, n := range resultNames {
-		if n == s {
-			return Result(i)
-		}
-	}
-	return None
-}
+func ParseResult(s string) Result { return cacheresult.Parse(s) }
 
 const (
 	// StatusHeader is the response field the Transport sets, on every
 	// response it returns, to its Result (a server's own is replaced).
 	StatusHeader = "Robotsext-Cache"
-	// MarkerHeader is the request field naming the fresh entry Claim set
-	// aside for the Transport. It is not a valid field name, so that any
-	// transport other than this package's refuses to send the request:
-	// a request that skipped the host's pace because it was to be served
-	// from the cache can never reach the network unpaced.
-	MarkerHeader = "Robotsext Fresh"
 	// DefaultMaxEntry is the largest body stored when Config.MaxEntry is
 	// 0; a larger page is passed through and not stored.
 	DefaultMaxEntry = 8 << 20
-	// maxClaims bounds the claims waiting for the Transport; a claim over
-	// it drops the oldest half (the Transport then reads the store again).
+	// maxClaims bounds the claims waiting for the Transport; past it,
+	// Claim refuses (the request is then paced and sent as any other).
 	maxClaims = 1 << 14
 )
-
-// ErrLost reports a request claimed for a fresh entry that the Transport
-// could no longer find (evicted or deleted in between); it was not sent.
-var ErrLost = errors.New("pagecache: the fresh entry claimed for this request is gone; nothing was sent")
 
 // Config configures New.
 type Config struct {
@@ -105,9 +71,9 @@ type Cache struct {
 	logger   *slog.Logger
 	maxEntry int64
 
-	seq    atomic.Uint64
-	mu     sync.Mutex
-	claims map[string]*Entry // guarded by mu: fresh entries set aside by Claim, by token
+	mu      sync.Mutex
+	claims  map[*url.URL]claim       // guarded by mu: fresh entries set aside by Claim, by the request's URL
+	flights map[string]chan struct{} // guarded by mu: the requests sent for a key, closed once their entry is stored or dropped
 
 	hits, revalidated, misses, stale, saved, corrupt, storeErrors atomic.Uint64
 	corruptLogged, storeErrLogged                                 atomic.Bool
@@ -115,7 +81,7 @@ type Cache struct {
 
 // New returns a Cache over cfg.Store.
 func New(cfg Config) *Cache {
-	c := &Cache{store: cfg.Store, now: cfg.Now, logger: cfg.Logger, maxEntry: cfg.MaxEntry, claims: map[string]*Entry{}}
+	c := &Cache{store: cfg.Store, now: cfg.Now, logger: cfg.Logger, maxEntry: cfg.MaxEntry, claims: map[*url.URL]claim{}, flights: map[string]chan struct{}{}}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -197,47 +163,4 @@ func (c *Cache) storeFailed(err error) {
 	if c.storeErrLogged.CompareAndSwap(false, true) {
 		c.logger.Warn("robotsext: the page cache's store failed; pages are fetched without it meanwhile (logged once)", "error", err.Error())
 	}
-}
-
-// Claim sets the fresh entry e aside for the request whose header is h,
-// and marks h with MarkerHeader: the Transport serves e without sending
-// anything. Release undoes a claim the Transport never saw.
-func (c *Cache) Claim(h http.Header, e *Entry) {
-	tok := strconv.FormatUint(c.seq.Add(1), 36)
-	c.mu.Lock()
-	if len(c.claims) >= maxClaims {
-		n := 0
-		for k := range c.claims { // map order: an arbitrary half
-			delete(c.claims, k)
-			if n++; n >= maxClaims/2 {
-				break
-			}
-		}
-	}
-	c.claims[tok] = e
-	c.mu.Unlock()
-	h[MarkerHeader] = []string{tok}
-}
-
-// Claimed reports whether h carries a claim.
-func Claimed(h http.Header) bool { return len(h[MarkerHeader]) > 0 }
-
-// Release drops the claim h carries, if any, and removes its mark.
-func (c *Cache) Release(h http.Header) {
-	if vs := h[MarkerHeader]; len(vs) > 0 {
-		c.mu.Lock()
-		delete(c.claims, vs[0])
-		c.mu.Unlock()
-		delete(h, MarkerHeader)
-	}
-}
-
-// take returns the entry claimed for h and forgets it.
-func (c *Cache) take(h http.Header) (*Entry, bool) {
-	tok := h[MarkerHeader][0]
-	c.mu.Lock()
-	e, ok := c.claims[tok]
-	delete(c.claims, tok)
-	c.mu.Unlock()
-	return e, ok
 }

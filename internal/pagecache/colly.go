@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"reflect"
 	"time"
 )
 
@@ -25,4 +26,28 @@ func InCollyCache(dir string, expiration time.Duration, method, rawURL, cacheCon
 	name := hex.EncodeToString(sum[:])
 	fi, err := os.Stat(path.Join(dir, name[:2], name))
 	return err == nil && (expiration <= 0 || time.Since(fi.ModTime()) <= expiration)
+}
+
+// Fronts reports whether collector (a *colly.Collector) sends through a
+// Transport of c: its backend's http.Client's Transport, read by
+// reflection, read only (Colly has no getter for it). known is false when
+// that field cannot be found (another Colly layout); the caller then
+// learns of a replaced transport from the responses, as before.
+func (c *Cache) Fronts(collector any) (fronts, known bool) {
+	v := reflect.ValueOf(collector)
+	for _, f := range [...]string{"backend", "Client", "Transport"} {
+		if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+			return false, false
+		}
+		if v = v.Elem().FieldByName(f); !v.IsValid() {
+			return false, false
+		}
+	}
+	if v.Kind() != reflect.Interface {
+		return false, false
+	}
+	if v.IsNil() || v.Elem().Type() != reflect.TypeFor[*Transport]() || v.Elem().IsNil() {
+		return false, true
+	}
+	return v.Elem().Elem().FieldByName("Cache").Pointer() == reflect.ValueOf(c).Pointer(), true
 }

@@ -40,7 +40,8 @@ const (
 //
 // The directory is kept at or under its limit: once the bytes written
 // pass it, the least recently used entries (by modification time, which
-// Get moves forward) are removed until the directory holds 90% of it.
+// Get moves forward) are removed until the directory holds 90% of it, and
+// the subdirectories they leave empty with them.
 // Several processes may share one directory: each reckons its size anew
 // every 512 writes and when its own count passes the limit.
 type Disk struct {
@@ -95,10 +96,12 @@ func (d *Disk) Get(_ context.Context, key string) ([]byte, bool, error) {
 func (d *Disk) Set(_ context.Context, key string, entry []byte) error {
 	p := d.path(key)
 	sub := filepath.Dir(p)
-	if err := os.MkdirAll(sub, 0o750); err != nil {
-		return err
-	}
 	f, err := os.CreateTemp(sub, tmpPrefix+"*")
+	if errors.Is(err, fs.ErrNotExist) { // a new subdirectory, or one eviction removed as empty
+		if err = os.MkdirAll(sub, 0o750); err == nil {
+			f, err = os.CreateTemp(sub, tmpPrefix+"*")
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -186,6 +189,7 @@ func (d *Disk) reckon() {
 			}
 			if err := os.Remove(f.path); err == nil || errors.Is(err, fs.ErrNotExist) {
 				total -= f.size
+				_ = os.Remove(filepath.Dir(f.path)) // only once it is empty
 			}
 		}
 	}

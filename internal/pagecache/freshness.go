@@ -84,11 +84,13 @@ func Fresh(e *Entry, req Directives, now time.Time) bool {
 
 // Storable reports whether a response to method with status and header h
 // may be stored, for a request whose Cache-Control says req (RFC 9111 §3,
-// for a private cache: private is storable): GET or HEAD, a 200, no
-// no-store on either side, no "Vary: *", and something to reuse it by (an
-// explicit or heuristic lifetime, or a validator).
+// for a private cache: private is storable): GET or HEAD, no no-store on
+// either side, no "Vary: *"; a 200 with something to reuse it by (an
+// explicit or heuristic lifetime, or a validator), or another status
+// RFC 9110 §15.1 makes cacheable by default (301, 308, 404, 410, …) with an
+// explicit lifetime.
 func Storable(method string, status int, h http.Header, req Directives) bool {
-	if (method != http.MethodGet && method != http.MethodHead) || status != http.StatusOK || req.NoStore {
+	if (method != http.MethodGet && method != http.MethodHead) || req.NoStore {
 		return false
 	}
 	cc := ParseCacheControl(h)
@@ -100,7 +102,16 @@ func Storable(method string, status int, h http.Header, req Directives) bool {
 			return false
 		}
 	}
-	return cc.HasMaxAge || len(h.Values("Expires")) > 0 || h.Get("ETag") != "" || h.Get("Last-Modified") != ""
+	explicit := cc.HasMaxAge || len(h.Values("Expires")) > 0
+	switch status {
+	case http.StatusOK:
+		return explicit || h.Get("ETag") != "" || h.Get("Last-Modified") != ""
+	case http.StatusNonAuthoritativeInfo, http.StatusNoContent, http.StatusMultipleChoices, http.StatusMovedPermanently,
+		http.StatusPermanentRedirect, http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusGone,
+		http.StatusRequestURITooLong, http.StatusNotImplemented:
+		return explicit
+	}
+	return false
 }
 
 // varyFields lists the field names the Vary fields of h nominate, in

@@ -114,12 +114,20 @@ func TestStorableStatusAndMethod(t *testing.T) {
 		{"GET", 200, Directives{}, true},
 		{"HEAD", 200, Directives{}, true},
 		{"POST", 200, Directives{}, false},
-		{"GET", 404, Directives{}, false},
+		{"GET", 404, Directives{}, true}, // RFC 9110 §15.1: cacheable by default, with its explicit lifetime
+		{"GET", 301, Directives{}, true},
+		{"GET", 308, Directives{}, true},
+		{"GET", 410, Directives{}, true},
+		{"GET", 302, Directives{}, false},
+		{"GET", 500, Directives{}, false},
 		{"GET", 206, Directives{}, false},
 		{"GET", 200, Directives{NoStore: true}, false},
 	} {
 		if got := Storable(tt.method, tt.status, h, tt.req); got != tt.want {
 			t.Errorf("%s %d %+v: got %v", tt.method, tt.status, tt.req, got)
+		}
+		if got := Storable(tt.method, tt.status, hdr("ETag", `"x"`), tt.req); got != (tt.want && tt.status == 200) {
+			t.Errorf("%s %d %+v without a lifetime: got %v", tt.method, tt.status, tt.req, got)
 		}
 	}
 }

@@ -34,14 +34,12 @@ func (c *Cache) Unchanged(ctx context.Context, u *url.URL, h http.Header, lastmo
 
 // ClaimFresh claims the copy stored for req when it is fresh, so that the
 // Transport serves it without a request, and reports whether it did;
-// false for a nil Cache.
+// false for a nil Cache, and when too many claims wait (req is then sent
+// as any other).
 func (c *Cache) ClaimFresh(ctx context.Context, req *http.Request) bool {
 	if c == nil {
 		return false
 	}
 	e, fresh := c.Lookup(ctx, req.Method, req.URL, req.Header)
-	if fresh {
-		c.Claim(req.Header, e)
-	}
-	return fresh
+	return fresh && c.Claim(req.URL, e, nil)
 }

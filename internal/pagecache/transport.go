@@ -7,6 +7,7 @@ package pagecache
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -19,6 +20,12 @@ import (
 type Transport struct {
 	Cache *Cache
 	Next  http.RoundTripper // nil: http.DefaultTransport
+	// Pace, when set, is called for a claimed request the Transport may
+	// not serve after all (as sent, its header no longer matches the
+	// claimed entry), with the owner given to Claim, before it is sent:
+	// the request skipped its host's pace for the claim, and waits for it
+	// there. An error fails the request unsent.
+	Pace func(req *http.Request, owner any) error
 }
 
 // notStored are the fields a stored response does not keep (RFC 9111
@@ -34,30 +41,64 @@ var notUpdated = [...]string{"Content-Length", "Content-Encoding", "Content-Type
 // RoundTrip answers req from the cache or through Next.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := t.Cache
-	if Claimed(req.Header) {
-		e, ok := c.take(req.Header)
-		delete(req.Header, MarkerHeader)
-		if !ok { // the claim was dropped: read the store again, whatever the entry's age
-			e, _ = c.Lookup(req.Context(), req.Method, req.URL, req.Header)
+	if cl, ok := c.take(req.URL); ok {
+		if c.Usable(cl.e, req.Method, req.Header) {
+			return c.serve(cl.e, req, Hit), nil
 		}
-		if e == nil {
-			return nil, ErrLost
+		if t.Pace != nil {
+			if err := t.Pace(req, cl.owner); err != nil {
+				return nil, err
+			}
 		}
-		return c.serve(e, req, Hit), nil
+	}
+	if !safe(req.Method) {
+		resp, err := t.send(req, None)
+		if err == nil {
+			c.invalidate(req, resp)
+		}
+		return resp, err
 	}
 	if !Cacheable(req.Method, req.Header) {
 		return t.send(req, None)
 	}
+	key := Key(req.Method, req.URL)
 	e, fresh := c.Lookup(req.Context(), req.Method, req.URL, req.Header)
+	for !fresh { // one request of a key at a time: the others wait for its entry
+		wait := c.join(key)
+		if wait == nil {
+			break
+		}
+		if err := waitFlight(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		e, fresh = c.Lookup(req.Context(), req.Method, req.URL, req.Header)
+	}
 	if fresh {
 		return c.serve(e, req, Hit), nil
 	}
+	resp, validated, sent, got, err := t.exchange(req, e)
+	if err != nil {
+		c.land(key)
+		return resp, err
+	}
+	if validated {
+		defer c.land(key)
+		return c.freshen(e, resp, req, sent, got), nil
+	}
+	return t.answer(key, e, req, resp, sent, got), nil
+}
+
+// exchange sends req, conditional on e's validators when e is stored. A
+// 304 whose validators match no stored response may not update it
+// (RFC 9111 §4.3.4): req is then sent again unconditionally. validated
+// reports a 304 that matched e (its body was read and closed).
+func (t *Transport) exchange(req *http.Request, e *Entry) (resp *http.Response, validated bool, sent, got time.Time, err error) {
+	c := t.Cache
 	out := req
-	etag, lm := "", ""
 	if e != nil {
-		etag, lm = e.Header.Get("ETag"), e.Header.Get("Last-Modified")
+		etag, lm := e.Header.Get("ETag"), e.Header.Get("Last-Modified")
 		if etag != "" || lm != "" {
-			out = req.Clone(req.Context())
+			out = req.Clone(req.Context()) // the caller's header is never changed
 			if etag != "" {
 				out.Header.Set("If-None-Match", etag)
 			}
@@ -66,31 +107,49 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
-	sent := c.now()
-	resp, err := t.next().RoundTrip(out)
-	if err != nil {
-		return resp, err
+	sent = c.now()
+	resp, err = t.next().RoundTrip(out)
+	if err == nil && out != req {
+		// The answer is to the caller's request: Colly takes a response's
+		// Request of another URL pointer for a redirect's, and would hand
+		// the callbacks (and a Retry) the clone's conditional header.
+		resp.Request = req
 	}
-	got := c.now()
-	if resp.StatusCode == http.StatusNotModified && out != req {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		return c.freshen(e, resp, req, sent, got), nil
+	if err != nil || out == req || resp.StatusCode != http.StatusNotModified {
+		return resp, false, sent, c.now(), err
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if Matches(e, resp.Header) {
+		return resp, true, sent, c.now(), nil
+	}
+	sent = c.now()
+	resp, err = t.next().RoundTrip(req)
+	return resp, false, sent, c.now(), err
+}
+
+// answer handles a full response to a cacheable request: it is stored
+// while the caller reads its body, when it may be; a stored copy it
+// replaces is dropped, one an error answered (a 5xx, a 429) is kept.
+func (t *Transport) answer(key string, e *Entry, req *http.Request, resp *http.Response, sent, got time.Time) *http.Response {
+	c := t.Cache
 	result := Miss
 	if e != nil {
 		result = Stale
 	}
-	key := Key(req.Method, req.URL)
-	reqCC := ParseCacheControl(req.Header)
-	if Storable(req.Method, resp.StatusCode, resp.Header, reqCC) {
-		t.store(key, req, resp, sent, got)
-	} else if e != nil && resp.StatusCode == http.StatusOK {
-		_ = c.store.Delete(req.Context(), key) // replaced by a response that may not be stored
+	if Storable(req.Method, resp.StatusCode, resp.Header, ParseCacheControl(req.Header)) {
+		t.storing(key, req, resp, sent, got)
+	} else {
+		if e != nil && (resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests) {
+			result = None // the origin did not answer for the page: its stored copy stays
+		} else if e != nil {
+			_ = c.store.Delete(req.Context(), key) // replaced by a response that may not be stored
+		}
+		c.land(key)
 	}
 	c.count(result, 0)
 	resp.Header.Set(StatusHeader, result.String())
-	return resp, nil
+	return resp
 }
 
 // send passes req through Next, marking the response with r.
@@ -109,28 +168,28 @@ func (t *Transport) next() http.RoundTripper {
 	return http.DefaultTransport
 }
 
-// store reads resp's body (up to the Cache's MaxEntry) and stores it; a
-// larger body is passed through unstored. resp.Body is replaced by what
-// remains to be read.
-func (t *Transport) store(key string, req *http.Request, resp *http.Response, sent, got time.Time) {
+// storing makes resp's body store the response once the caller has read
+// it to the end (a body over the Cache's MaxEntry, or one closed early, is
+// not stored): what the caller does not read is not downloaded.
+func (t *Transport) storing(key string, req *http.Request, resp *http.Response, sent, got time.Time) {
 	c := t.Cache
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.maxEntry+1))
-	if err != nil || int64(len(body)) > c.maxEntry {
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
-		return
-	}
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
 	e := &Entry{Method: req.Method, URL: key[len(req.Method)+1:], Status: resp.StatusCode, Header: storedHeader(resp.Header),
-		Vary: VaryValues(resp.Header, req.Header), Uncompressed: resp.Uncompressed, RequestTime: sent, ResponseTime: got, Body: body}
-	c.put(req, key, e)
+		Vary: VaryValues(resp.Header, req.Header), Uncompressed: resp.Uncompressed, RequestTime: sent, ResponseTime: got}
+	ctx := req.Context()
+	resp.Body = &storingBody{rc: resp.Body, max: c.maxEntry, done: func(body []byte, whole bool) {
+		if whole {
+			e.Body = body
+			c.put(ctx, key, e)
+		}
+		c.land(key)
+	}}
 }
 
 // put encodes and stores e.
-func (c *Cache) put(req *http.Request, key string, e *Entry) {
+func (c *Cache) put(ctx context.Context, key string, e *Entry) {
 	b, err := e.Encode()
 	if err == nil {
-		err = c.store.Set(req.Context(), key, b)
+		err = c.store.Set(context.WithoutCancel(ctx), key, b)
 	}
 	if err != nil {
 		c.storeFailed(err)
@@ -151,7 +210,7 @@ func (c *Cache) freshen(e *Entry, resp *http.Response, req *http.Request, sent, 
 	if ParseCacheControl(e.Header).NoStore {
 		_ = c.store.Delete(req.Context(), key)
 	} else {
-		c.put(req, key, e)
+		c.put(req.Context(), key, e)
 	}
 	return c.serve(e, req, Revalidated)
 }
@@ -215,11 +274,3 @@ func excluded(k string, list []string) bool {
 	}
 	return false
 }
-
-// readCloser reads from r and closes c.
-type readCloser struct {
-	io.Reader
-	c io.Closer
-}
-
-func (rc readCloser) Close() error { return rc.c.Close() }

@@ -15,6 +15,10 @@ func allowedImport(path string, standard bool) bool {
 	if standard {
 		return path != "net/http" && !strings.HasPrefix(path, "net/http/")
 	}
+	switch {
+	case layout.PublicTypes(path): // signals' Source is usage.Source
+		return true
+	}
 	switch path {
 	case "github.com/robotsext/robotsext/internal/signals",
 		"github.com/robotsext/robotsext/internal/tdmrep",

@@ -13,7 +13,8 @@
 // Preferences" says: any no is no, else any yes is yes, else nothing.
 //
 // The package is pure: it reads strings and returns values. Its Source is
-// the root package's UsageSource (an alias), and its Preference numbers
+// package usage's Source, which the root package names UsageSource, and
+// its Preference numbers
 // are those of the root's Preference, so the conversion is a cast (the
 // root checks it at compile time).
 package signals
@@ -22,6 +23,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/robotsext/robotsext/usage"
 )
 
 // The vocabulary keys the package maps other mechanisms onto
@@ -64,63 +67,25 @@ func (p Preference) String() string {
 	return "?"
 }
 
-// Source says which mechanism made a statement, and where. The values are
-// those of the root package's UsageSource. There are ten, so that a
-// Source is one decimal digit in a Set's encoding.
-type Source uint8
+// Source says which mechanism made a statement, and where (usage.Source,
+// the public type the root package names UsageSource).
+type Source = usage.Source
 
+// The Source values.
 const (
-	// SourceNone: no statement.
-	SourceNone Source = iota
-	// SourceContentUsage: a Content-Usage line of robots.txt
-	// (draft-ietf-aipref-attach); Line is its line.
-	SourceContentUsage
-	// SourceContentSignal: a Content-Signal line of robots.txt; Line is
-	// its line.
-	SourceContentSignal
-	// SourceContentUsageHeader: the Content-Usage response header.
-	SourceContentUsageHeader
-	// SourceContentSignalHeader: the Content-Signal response header.
-	SourceContentSignalHeader
-	// SourceTDMRepFile: a rule of the origin's tdmrep.json; Line is the
-	// rule's index in the array, from 0.
-	SourceTDMRepFile
-	// SourceTDMRepHeader: the tdm-reservation response header.
-	SourceTDMRepHeader
-	// SourceTDMRepMeta: a <meta name="tdm-reservation"> tag of the page.
-	SourceTDMRepMeta
-	// SourceXRobotsTag: noai or noimageai in an X-Robots-Tag header.
-	SourceXRobotsTag
-	// SourceMetaRobots: noai or noimageai in a robots meta tag.
-	SourceMetaRobots
+	SourceNone                = usage.SourceNone
+	SourceContentUsage        = usage.SourceContentUsage
+	SourceContentSignal       = usage.SourceContentSignal
+	SourceContentUsageHeader  = usage.SourceContentUsageHeader
+	SourceContentSignalHeader = usage.SourceContentSignalHeader
+	SourceTDMRepFile          = usage.SourceTDMRepFile
+	SourceTDMRepHeader        = usage.SourceTDMRepHeader
+	SourceTDMRepMeta          = usage.SourceTDMRepMeta
+	SourceXRobotsTag          = usage.SourceXRobotsTag
+	SourceMetaRobots          = usage.SourceMetaRobots
 
-	numSources
+	numSources = Source(usage.NumSources)
 )
-
-// String names the source as a report shows it.
-func (s Source) String() string {
-	switch s {
-	case SourceContentUsage:
-		return "Content-Usage line"
-	case SourceContentSignal:
-		return "Content-Signal line"
-	case SourceContentUsageHeader:
-		return "Content-Usage header"
-	case SourceContentSignalHeader:
-		return "Content-Signal header"
-	case SourceTDMRepFile:
-		return "tdmrep.json"
-	case SourceTDMRepHeader:
-		return "tdm-reservation header"
-	case SourceTDMRepMeta:
-		return "tdm-reservation meta"
-	case SourceXRobotsTag:
-		return "X-Robots-Tag"
-	case SourceMetaRobots:
-		return "meta robots"
-	}
-	return "none"
-}
 
 // Statement is one preference a site states for one key, and where.
 type Statement struct {

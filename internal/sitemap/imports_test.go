@@ -13,7 +13,7 @@ import (
 func TestImports(t *testing.T) {
 	t.Parallel()
 	ok := func(p string, standard bool) bool {
-		return standard || strings.HasPrefix(p, "github.com/robotsext/robotsext/internal/")
+		return standard || layout.PublicTypes(p) || strings.HasPrefix(p, "github.com/robotsext/robotsext/internal/")
 	}
 	noColly := func(p string, _ bool) bool {
 		return !strings.Contains(p, "gocolly") && p != "github.com/robotsext/robotsext"

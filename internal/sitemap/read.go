@@ -32,7 +32,7 @@ type Result struct {
 // wrapping ErrMalformed, a body that fails with its error; what came
 // before was passed to fn.
 func Read(r io.Reader, sitemapURL string, lim Limits, fn func(Item) bool) (Result, error) {
-	lim = lim.withDefaults()
+	lim = withDefaults(lim)
 	br, err := open(r, lim.FileBytes)
 	if err != nil {
 		return Result{}, fmt.Errorf("sitemap %s: %w", sitemapURL, err)

@@ -69,7 +69,7 @@ func TestReadFormats(t *testing.T) {
 				if !a.LastMod.Equal(may17) || a.LastModText != "2024-05-17" || a.Sitemap != "https://ex.com/sitemap.xml" {
 					t.Errorf("entry a = %+v", a)
 				}
-				if len(a.Alternates) != 2 || a.Alternates[0] != (Alternate{"de", "https://ex.com/de/a"}) {
+				if len(a.Alternates) != 2 || a.Alternates[0] != (Alternate{Hreflang: "de", Href: "https://ex.com/de/a"}) {
 					t.Errorf("alternates = %+v", a.Alternates)
 				}
 				if b := items[1]; !b.LastMod.IsZero() || b.LastModText != "last tuesday" {

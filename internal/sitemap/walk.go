@@ -24,21 +24,6 @@ type Root struct {
 	NamedBy string
 }
 
-// Counts is what one walk did. Every entry and sitemap not yielded is
-// counted in one of them.
-type Counts struct {
-	Sitemaps int // sitemap files fetched (Fetch returned a body)
-	Failed   int // sitemap files that could not be fetched or read whole
-	Entries  int // page entries yielded
-	Outside  int // entries (and sitemaps of an index) dropped by the location rule
-	Skipped  int // bad entries skipped (no or bad URL), and alternates (a bad href, past MaxAlternates)
-	Loops    int // sitemaps listed again, not read again
-	Cut      int // bounds reached (each also yielded as a *LimitError)
-	// Unchanged counts the entries not yielded because the crawl's copy
-	// is as recent as their last change (Walker.Unchanged).
-	Unchanged int
-}
-
 // Walker reads sitemaps through Fetch, by its Rules (the zero Limits are
 // the defaults; SkipUnchanged is the caller's, who sets Unchanged).
 type Walker struct {
@@ -76,7 +61,7 @@ type walk struct {
 // was cut; it ends when everything is read, a walk bound is reached, ctx
 // ends, or yield returns false.
 func (w *Walker) Walk(ctx context.Context, roots []Root, yield func(Entry, error) bool) {
-	k := &walk{w: w, lim: w.Limits.withDefaults(), ctx: ctx, yield: yield, seen: map[string]bool{}}
+	k := &walk{w: w, lim: withDefaults(w.Limits), ctx: ctx, yield: yield, seen: map[string]bool{}}
 	defer func() {
 		if w.Counted != nil {
 			w.Counted(k.n)

@@ -4,45 +4,30 @@ package tally
 // the class of its HTTP status.
 
 import (
-	"strconv"
 	"sync/atomic"
+
+	"github.com/robotsext/robotsext/statusclass"
 )
 
-// Class is the class of what a page request got back: no response at
-// all, or the first digit of its HTTP status.
-type Class uint8
+// Class is the class of what a page request got back (statusclass.Class,
+// the public type the root package names StatusClass).
+type Class = statusclass.Class
 
-// The classes, in order; the root package names them NoResponse and
-// Status1xx to Status5xx.
+// The classes, in order.
 const (
-	None Class = iota
-	C1xx
-	C2xx
-	C3xx
-	C4xx
-	C5xx
+	None = statusclass.None
+	C1xx = statusclass.C1xx
+	C2xx = statusclass.C2xx
+	C3xx = statusclass.C3xx
+	C4xx = statusclass.C4xx
+	C5xx = statusclass.C5xx
 )
 
 // NumClasses is the number of Class values.
 const NumClasses = int(C5xx) + 1
 
-// String names the class: "none", "1xx", "2xx", "3xx", "4xx" or "5xx",
-// short and stable, the label values the metrics adapters use.
-func (c Class) String() string {
-	switch c {
-	case None:
-		return "none"
-	case C1xx, C2xx, C3xx, C4xx, C5xx:
-		return string([]byte{'0' + byte(c), 'x', 'x'})
-	}
-	return "class_" + strconv.Itoa(int(c))
-}
-
-// Of returns the class of an HTTP status; a status outside 100–599,
-// which no standard defines, is in the nearest class.
-func Of(status int) Class {
-	return Class(min(max(status/100, 1), 5))
-}
+// Of returns the class of an HTTP status (statusclass.Of).
+func Of(status int) Class { return statusclass.Of(status) }
 
 // Counts is one count per Class.
 type Counts [NumClasses]atomic.Uint64

@@ -1,4 +1,4 @@
-package directives
+package directive
 
 // This file is the Directives value and its parts: what a page's
 // X-Robots-Tag headers and robots meta tags say to one crawler, added up.
@@ -84,8 +84,9 @@ type Limit struct {
 	N int
 }
 
-// tighter returns the more restrictive of l and o.
-func (l Limit) tighter(o Limit) Limit {
+// Tighter returns the more restrictive of l and o: the one stated when
+// only one is, else the smaller, "no limit" (-1) being the largest.
+func (l Limit) Tighter(o Limit) Limit {
 	switch {
 	case !o.Set:
 		return l
@@ -156,6 +157,23 @@ func (d Directives) From(x Directive) Source {
 	return d.from[x]
 }
 
+// Mark records that the page stated x in from: From(x) then includes it.
+// A reader of page directives calls it for each rule it applies, beside
+// setting the rule's field; a test building a Directives by hand may too.
+func (d *Directives) Mark(x Directive, from Source) {
+	if x < numDirectives {
+		d.from[x] |= from
+	}
+}
+
+// MarkNofollowRule records rule as the rule that said nofollow or none
+// (see NofollowRule), unless one was recorded already: the first wins.
+func (d *Directives) MarkNofollowRule(rule string) {
+	if d.nofollowRule == "" {
+		d.nofollowRule = rule
+	}
+}
+
 // IsZero reports whether the page stated nothing (not even "all") to the
 // crawler.
 func (d Directives) IsZero() bool { return d == Directives{} }
@@ -177,8 +195,8 @@ func (d *Directives) Add(o Directives) {
 	d.IndexIfEmbedded = d.IndexIfEmbedded || o.IndexIfEmbedded
 	d.NoAI = d.NoAI || o.NoAI
 	d.NoImageAI = d.NoImageAI || o.NoImageAI
-	d.MaxSnippet = d.MaxSnippet.tighter(o.MaxSnippet)
-	d.MaxVideoPreview = d.MaxVideoPreview.tighter(o.MaxVideoPreview)
+	d.MaxSnippet = d.MaxSnippet.Tighter(o.MaxSnippet)
+	d.MaxVideoPreview = d.MaxVideoPreview.Tighter(o.MaxVideoPreview)
 	if o.MaxImagePreview != ImagePreviewUnstated &&
 		(d.MaxImagePreview == ImagePreviewUnstated || o.MaxImagePreview < d.MaxImagePreview) {
 		d.MaxImagePreview = o.MaxImagePreview
