@@ -1,0 +1,51 @@
+package sitemap
+
+import (
+	"net/url"
+	"reflect"
+	"testing"
+)
+
+func TestRoots(t *testing.T) {
+	t.Parallel()
+	named := []string{"https://ex.com/sitemap.xml", "https://cdn.ex.net/ex.xml"}
+	for _, tc := range []struct {
+		in   string
+		want []Root
+	}{
+		{"https://ex.com", []Root{{URL: named[0], NamedBy: "https://ex.com"}, {URL: named[1], NamedBy: "https://ex.com"}}},
+		{"https://EX.com:443/", []Root{{URL: named[0], NamedBy: "https://ex.com"}, {URL: named[1], NamedBy: "https://ex.com"}}},
+		{"https://ex.com/sitemap.xml", []Root{{URL: named[0], NamedBy: "https://ex.com"}}}, // named: a cross-submission
+		{"https://ex.com/other.xml", []Root{{URL: "https://ex.com/other.xml"}}},            // not named: its own directory only
+	} {
+		u, _ := url.Parse(tc.in)
+		if got := Roots(u, named); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Roots(%s) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestScope(t *testing.T) {
+	t.Parallel()
+	sitemap, _ := url.Parse("https://ex.com/blog/sitemap.xml")
+	for _, tc := range []struct {
+		loc, named string
+		page, map_ bool // held as a page, as an index's sitemap
+	}{
+		{"https://ex.com/blog/a", "", true, true},
+		{"https://EX.COM:443/blog/a", "", true, true},
+		{"https://ex.com/blog", "", false, true},
+		{"https://ex.com/other", "", false, true},
+		{"http://ex.com/blog/a", "", false, false},
+		{"https://ex.com:8443/blog/a", "", false, false},
+		{"https://ex.com/other", "https://ex.com", true, true},
+		{"https://www.ex.com/", "https://www.ex.com", true, true},
+		{"https://evil.com/blog/a", "https://ex.com", false, false},
+	} {
+		loc, _ := url.Parse(tc.loc)
+		s := scopeOf(sitemap, tc.named)
+		if s.holds(loc) != tc.page || s.holdsSitemap(loc) != tc.map_ {
+			t.Errorf("%s named by %q: holds %v, holdsSitemap %v; want %v, %v", tc.loc, tc.named, s.holds(loc), s.holdsSitemap(loc), tc.page, tc.map_)
+		}
+	}
+}
