@@ -296,9 +296,10 @@ func WithCacheMemory(bytes int64) Option {
 
 // WithFetchConcurrency bounds the robots.txt fetches in flight at once
 // (default 32; values < 1 restore it), shared by every collector attached
-// to the Extension. The OnRequest hook runs before Colly's own limits, so
-// without a bound a crawl fanning out to thousands of hosts would open a
-// connection per host at once. A request waits for a slot as long as its
+// to the Extension: the OnRequest hook runs before Colly's own limits. A
+// fetch still running after 1 s (a host that hangs or trickles) stops
+// counting, so it holds up no other host's, up to 8 × n such slow fetches
+// (at most 9 × n connections). A request waits for a slot as long as its
 // collector's context allows.
 func WithFetchConcurrency(n int) Option {
 	return func(c *config) {
