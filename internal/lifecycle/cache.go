@@ -259,7 +259,7 @@ func (c *Cache) install(ctx context.Context, en *Entry, hdr http.Header, fetched
 		token = c.cfg.Token()
 	}
 	en.Sel, en.SelToken = en.Policy.Select(token), token
-	if !c.lru.put(en) {
+	if !c.lru.put(en, c.now()) {
 		c.cfg.Logger.Warn("robotsext: robots.txt policy larger than WithCacheMemory; obeyed for this fetch but not cached",
 			"url", en.Robots.URL, "bytes", en.Size, "cache_memory", c.cfg.MaxBytes)
 	}
