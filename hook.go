@@ -61,7 +61,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
-	e.cache.Pin(en) // in use while r waits here, then for lifecycle.InUseAfter: not evicted
+	e.cache.Pin(en) // in use while r waits here, then for lifecycle.InUseAfter from the clock read at the end: evicted last
 	defer func() { e.cache.Unpin(en, e.cfg.instant()) }()
 	var v Verdict
 	fetched, err := e.decideRequest(ctx, &v, en, r.URL)

@@ -48,7 +48,9 @@ func (c *Cache) Unpin(en *Entry, now time.Duration) {
 	if en == nil || en.pins == nil {
 		return
 	}
-	if end := int64(now + InUseAfter); end > en.pins.until.Load() {
+	// Stored when it moves on by a second or more: requests to one host
+	// write its cache line seldom.
+	if end := int64(now + InUseAfter); end > en.pins.until.Load()+int64(time.Second) {
 		en.pins.until.Store(end)
 	}
 	en.pins.held.Add(-1)
