@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -36,6 +37,9 @@ func TestCacheHoldsManyHosts(t *testing.T) {
 	const hosts = 100_000
 	tr := &answerRobots{body: "User-agent: *\nDisallow: /admin/\nDisallow: /cart\nAllow: /\n"}
 	e := Apply(colly.NewCollector(colly.UserAgent("TestBot/1.0")), WithHTTPClient(&http.Client{Transport: tr}))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	for range 2 {
 		for i := range hosts {
 			if _, err := e.entryFor(t.Context(), lifecycle.Origin{Host: fmt.Sprintf("h%06d.test", i)}); err != nil {
@@ -43,9 +47,11 @@ func TestCacheHoldsManyHosts(t *testing.T) {
 			}
 		}
 	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	s := e.Stats()
-	t.Logf("%d hosts: %d robots.txt fetches, %d origins cached in %d B (%d B each), %d evictions",
-		hosts, tr.n, s.Origins, s.CacheBytes, s.CacheBytes/int64(max(s.Origins, 1)), s.Evictions)
+	t.Logf("%d hosts: %d robots.txt fetches, %d origins cached in %d B (%d B each), %d evictions; heap %d B per host (cache, pace, counts)",
+		hosts, tr.n, s.Origins, s.CacheBytes, s.CacheBytes/int64(max(s.Origins, 1)), s.Evictions, int64(after.HeapAlloc-before.HeapAlloc)/hosts)
 	if tr.n != hosts || s.Evictions != 0 || s.Origins != hosts {
 		t.Errorf("%d fetches, %d evictions, %d origins cached; want %d, 0, %d", tr.n, s.Evictions, s.Origins, hosts, hosts)
 	}
