@@ -118,6 +118,9 @@ type Cache struct {
 	purges    purgeWatch        // position in the Forgetter's purge log (purge.go)
 
 	hits, misses, localErrors atomic.Uint64
+	// seen is the latest clock reading a GetAt was given, to the second
+	// (pin.go).
+	seen atomic.Int64
 
 	// realClock: Config.Now was nil, and Get reads the monotonic clock
 	// alone, as an offset from epoch (now). Read-only after New.
@@ -170,6 +173,7 @@ func (c *Cache) GetAt(ctx context.Context, o Origin, now time.Duration) (en *Ent
 	if c.forgetter != nil {
 		c.maybePurge(c.epoch.Add(now))
 	}
+	c.see(now)
 	en = c.lru.atFront(o) // inlined: no call for a crawl of one host
 	if en == nil {
 		en = c.lru.get(o)

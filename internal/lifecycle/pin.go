@@ -40,18 +40,29 @@ func (c *Cache) Pin(en *Entry) {
 	}
 }
 
-// Unpin ends a Pin of en, the origin staying in use for InUseAfter from now
-// (the instant, as an offset from Config.Epoch, the caller read last):
-// meanwhile the LRU evicts it for its count only once nothing else is left
-// to evict, and for its bytes only once nothing but held origins is.
-func (c *Cache) Unpin(en *Entry, now time.Duration) {
+// Unpin ends a Pin of en, the origin staying in use for InUseAfter from
+// the latest clock reading any Get was given (GetAt's now, kept to the
+// second): the hook reads no clock for it, and a request that waited in
+// the hook while others were looked up counts from about when it left.
+// Meanwhile the LRU evicts the origin for its count only once nothing else
+// is left to evict, and for its bytes only once nothing but held origins
+// is.
+func (c *Cache) Unpin(en *Entry) {
 	if en == nil || en.pins == nil {
 		return
 	}
 	// Stored when it moves on by a second or more: requests to one host
 	// write its cache line seldom.
-	if end := int64(now + InUseAfter); end > en.pins.until.Load()+int64(time.Second) {
+	if end := c.seen.Load() + int64(InUseAfter); end > en.pins.until.Load()+int64(time.Second) {
 		en.pins.until.Store(end)
 	}
 	en.pins.held.Add(-1)
+}
+
+// see keeps now, a GetAt's clock reading, as the latest, when it moved on
+// by a second or more: Unpin's clock.
+func (c *Cache) see(now time.Duration) {
+	if int64(now) > c.seen.Load()+int64(time.Second) {
+		c.seen.Store(int64(now))
+	}
 }

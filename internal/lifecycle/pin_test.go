@@ -30,13 +30,21 @@ func TestPinKeepsOrigin(t *testing.T) {
 		{"held", 2, func(t *testing.T, ca *Cache, _ *clock, en *Entry) { ca.Pin(en) }, []Origin{b, c, d}, true, 2, 2},
 		{"in use after Unpin", 2, func(t *testing.T, ca *Cache, _ *clock, en *Entry) {
 			ca.Pin(en)
-			ca.Unpin(en, ca.now())
+			ca.Unpin(en)
 		}, []Origin{b, c, d}, true, 2, 2},
 		{"time in use lapsed", 2, func(t *testing.T, ca *Cache, clk *clock, en *Entry) {
 			ca.Pin(en)
-			ca.Unpin(en, ca.now())
+			ca.Unpin(en)
 			clk.Advance(InUseAfter + time.Second)
 		}, []Origin{b, c}, false, 2, 1},
+		{"in use from the latest Get after a long hold", 2, func(t *testing.T, ca *Cache, clk *clock, en *Entry) {
+			ca.Pin(en)
+			clk.Advance(InUseAfter + 10*time.Second) // a long wait in the hook
+			if _, err := ca.Get(context.Background(), b); err != nil {
+				t.Fatal(err)
+			}
+			ca.Unpin(en) // in use from b's Get on, not from a's
+		}, []Origin{c, d}, true, 2, 2},
 		{"never pinned", 2, func(*testing.T, *Cache, *clock, *Entry) {}, []Origin{b, c}, false, 2, 1},
 		{"held across a re-fetch", 2, func(t *testing.T, ca *Cache, clk *clock, en *Entry) {
 			ca.Pin(en)
@@ -52,14 +60,14 @@ func TestPinKeepsOrigin(t *testing.T) {
 		{"every origin in use after Unpin, over the byte bound", -2, func(t *testing.T, ca *Cache, _ *clock, en *Entry) {
 			for _, o := range []Origin{b, c} {
 				ca.Pin(en)
-				ca.Unpin(en, ca.now())
+				ca.Unpin(en)
 				var err error
 				if en, err = ca.Get(context.Background(), o); err != nil {
 					t.Fatal(err)
 				}
 			}
 			ca.Pin(en)
-			ca.Unpin(en, ca.now())
+			ca.Unpin(en)
 		}, []Origin{d}, false, 2, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
