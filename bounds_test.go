@@ -335,7 +335,9 @@ func (f *inFlight) leave() { f.now.Add(-1) }
 // bound: more would only add to the time under -race), each robots.txt answer
 // takes 10 ms so that fetches overlap, and the server-side maximum of
 // concurrent robots.txt handlers reaches the bound (the crawl really was
-// concurrent) and never exceeds it, for the default (32) and for 4.
+// concurrent) and never exceeds the hard bound (a fetch held past 1 s
+// turns slow and stops counting, up to 8 × the bound of them), for the
+// default (32) and for 4.
 func TestBoundsFetchConcurrency(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
