@@ -116,23 +116,40 @@ func (p *Policy) SelectBare(token string) (sel Selection, bare bool) {
 	if p.asked.ptr.Load() == unsafe.StringData(token) && p.asked.n == n && n > 0 {
 		return p.asked.sel, true
 	}
-	if uint(n-1) < 16 {
-		a, b := tokenWords(token)
+	// tokenWords by hand for 4 to 16 octets, the words kept for the
+	// search: most tokens.
+	var a, b uint64
+	words := uint(n-4) < 13
+	if words {
+		if n >= 8 {
+			a, b = loadLE(token), loadAt(token, n-8)
+		} else {
+			a = uint64(load32(token)) | uint64(load32(token[n-4:]))<<32
+			b = a
+		}
 		bare = allLetters(a, b) || bareWords(a, b)
 	} else {
-		bare = bareLong(token)
+		bare = BareToken(token)
+	}
+	var first, last byte
+	if words {
+		first, last = byte(a), byte(b>>56)
+	} else if n > 0 {
+		first, last = token[0], token[n-1]
 	}
 	sel = p.global
-	if n > 0 {
-		// findAgent, its filter by hand: most tokens skip the search.
-		x, y := agentBits(n, token[0], token[n-1])
-		if p.agentBits[0]&x != 0 && p.agentBits[1]&y != 0 {
-			if s, ok := p.searchAgent(token); ok {
-				sel = s
-			}
+	if p.mayName(n, first, last) {
+		var buf [64]byte
+		var key string
+		var k uint64
+		if words && (a|b)&highs == 0 {
+			key, k = putLower(&buf, n, a, b)
+		} else {
+			key, k = lowerKey(&buf, token)
 		}
-	} else if s, ok := p.searchAgent(token); ok {
-		sel = s
+		if s, ok := p.searchAgent(key, k); ok {
+			sel = s
+		}
 	}
 	if bare && p.asked.ptr.Load() == nil {
 		p.remember(token, sel)
