@@ -57,17 +57,20 @@ func bareWords(a, b uint64) bool {
 }
 
 // bareLong is BareToken for strings of more than sixteen octets (false
-// for the empty string), word by word; the last word may overlap the one
-// before.
+// for the empty string), sixteen octets at a time; the last two words may
+// overlap the ones before.
 func bareLong(s string) bool {
-	if len(s) < 8 {
+	n := len(s)
+	if n < 16 {
 		return false
 	}
-	var bad uint64
-	for i := 0; i+8 < len(s); i += 8 {
-		bad |= notToken(loadAt(s, i))
+	for i := 0; i+16 < n; i += 16 {
+		if a, b := loadAt(s, i), loadAt(s, i+8); !allLetters(a, b) && !bareWords(a, b) {
+			return false
+		}
 	}
-	return bad|notToken(loadAt(s, len(s)-8)) == 0
+	a, b := loadAt(s, n-16), loadAt(s, n-8)
+	return allLetters(a, b) || bareWords(a, b)
 }
 
 // notToken returns the octets of w, eight packed in a word, that are not
