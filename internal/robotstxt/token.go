@@ -119,38 +119,30 @@ func (p *Policy) SelectBare(token string) (sel Selection, bare bool) {
 	if p.asked.ptr.Load() == unsafe.StringData(token) && p.asked.n == n && n > 0 {
 		return p.asked.sel, true
 	}
-	// tokenWords by hand for 4 to 16 octets, the words kept for the
-	// search: most tokens.
-	var a, b uint64
-	words := uint(n-4) < 13
-	if words {
+	sel = p.global
+	if uint(n-4) < 13 {
+		// Most tokens: tokenWords by hand, the words kept for the
+		// filter and the search. A token the file names is bare, its
+		// octets those of one of the file's tokens in some case.
+		var a, b uint64
 		if n >= 8 {
 			a, b = loadLE(token), loadAt(token, n-8)
 		} else {
 			a = uint64(load32(token)) | uint64(load32(token[n-4:]))<<32
 			b = a
 		}
-		bare = allLetters(a, b) || bareWords(a, b)
+		if p.mayName(n, byte(a), byte(b>>56)) {
+			sel, bare = p.searchWords(n, a, b)
+			if !bare {
+				sel = p.global
+			}
+		}
+		if !bare {
+			bare = allLetters(a, b) || bareWords(a, b)
+		}
 	} else {
 		bare = BareToken(token)
-	}
-	var first, last byte
-	if words {
-		first, last = byte(a), byte(b>>56)
-	} else if n > 0 {
-		first, last = token[0], token[n-1]
-	}
-	sel = p.global
-	if p.mayName(n, first, last) {
-		var buf [64]byte
-		var key string
-		var k uint64
-		if words && (a|b)&highs == 0 {
-			key, k = putLower(&buf, n, a, b)
-		} else {
-			key, k = lowerKey(&buf, token)
-		}
-		if s, ok := p.searchAgent(key, k); ok {
+		if s, ok := p.findAgent(token); ok {
 			sel = s
 		}
 	}
@@ -158,6 +150,18 @@ func (p *Policy) SelectBare(token string) (sel Selection, bare bool) {
 		p.remember(token, sel)
 	}
 	return sel, bare
+}
+
+// searchWords is searchAgent for a token of n octets, 4 to 16, held by the
+// words a and b (see tokenWords). A token with an octet outside US-ASCII is
+// not named: the file's tokens are product tokens.
+func (p *Policy) searchWords(n int, a, b uint64) (Selection, bool) {
+	if (a|b)&highs != 0 {
+		return Selection{}, false
+	}
+	var buf [64]byte
+	key, k := putLower(&buf, n, a, b)
+	return p.searchAgent(key, k)
 }
 
 // remember makes token, a product token, and its groups sel the ones p
