@@ -31,10 +31,10 @@ func (p *Policy) Check(token, rawURL string) (v Verdict) {
 	}
 	e := p.engine()
 	sel, bare := e.SelectBare(token) // no scan or search for the token of the checks before
-	setVerdict(&v, e, e.Decide(sel, path))
 	if !bare && token != "*" {
 		v.TokenErr = ValidToken(token)
 	}
+	setVerdict(&v, e, e.Decide(sel, path))
 	return v
 }
 
