@@ -9,6 +9,7 @@
 //	client := redis.NewClient(&redis.Options{
 //		Addr:                  "redis:6379",
 //		ContextTimeoutEnabled: true, // let the per-call timeouts reach the socket
+//		PoolSize:              64,   // at least the collector's Parallelism
 //	})
 //	backend := redisbackend.New(client, redisbackend.WithFleetSize(8)) // the workers you run
 //	defer backend.Close(context.Background())
@@ -34,8 +35,17 @@
 //
 // # Failure
 //
+// The Backend keeps its calls in flight within the client's pool
+// (WithInFlight): a crawl that enqueues thousands of URLs at once makes
+// thousands of calls at once, and those beyond the pool wait their turn in
+// the process rather than for a connection within their timeout, which
+// would fail them as if Redis had. Give the client a PoolSize of at least
+// the collector's Parallelism, so that no request in a Colly slot waits
+// for a connection behind another.
+//
 // Every call is bounded by a short timeout (WithTimeout, 250 ms by
-// default), also with a client made without ContextTimeoutEnabled: a
+// default) once it has its connection, also with a client made without
+// ContextTimeoutEnabled: a
 // call Redis does not answer in time, whether it is down, hung or paused
 // (CLIENT PAUSE), fails and counts as a failure. Healthy is false from a
 // failed call until one succeeds. After several consecutive failures a

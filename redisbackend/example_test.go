@@ -24,6 +24,7 @@ func ExampleNew() {
 		ReadTimeout:           250 * time.Millisecond,
 		WriteTimeout:          250 * time.Millisecond,
 		MaxRetries:            1,
+		PoolSize:              64, // at least the collector's Parallelism
 	})
 	defer client.Close()
 
@@ -55,6 +56,28 @@ func ExampleWithFleetSize() {
 	defer backend.Close(context.Background())
 
 	c := colly.NewCollector()
+	robotsext.Apply(c, robotsext.WithBackend(backend))
+}
+
+// A worker whose collector has Parallelism 64 gives its client a pool of
+// at least 64 connections, so that no request in a Colly slot waits for
+// one; the burst of calls of the thousands of requests enqueued at once
+// waits in the process, within the pool. This client also serves the
+// collector's redisstorage, so the Backend keeps 16 connections free for
+// it.
+func ExampleWithInFlight() {
+	client := redis.NewClient(&redis.Options{
+		Addr:                  "redis.internal:6379",
+		ContextTimeoutEnabled: true,
+		PoolSize:              80,
+	})
+	defer client.Close()
+
+	backend := redisbackend.New(client, redisbackend.WithInFlight(64))
+	defer backend.Close(context.Background())
+
+	c := colly.NewCollector(colly.Async(true))
+	_ = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 64})
 	robotsext.Apply(c, robotsext.WithBackend(backend))
 }
 

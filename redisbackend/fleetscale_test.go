@@ -69,8 +69,11 @@ func (s *scaleSite) transport() *http.Transport {
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return d.DialContext(ctx, network, addr)
 		},
-		MaxIdleConnsPerHost: 2,
-		IdleConnTimeout:     5 * time.Second,
+		// One idle connection per host, few in all: thousands of hosts
+		// would otherwise keep thousands of sockets open at both ends.
+		MaxIdleConns:        128,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     time.Second,
 	}
 }
 
@@ -155,7 +158,7 @@ func crawlScale(t testing.TB, s *scaleSite, workers, hosts, perHost int, prefix 
 // Parallelism 64 and a go-redis client of its own (the client options of
 // the docs: 250 ms timeouts, ContextTimeoutEnabled, MaxRetries 1, and
 // go-redis's default pool unless FLEETSCALE_POOL sets one), crawl
-// FLEETSCALE_HOSTS hosts (1,000) × FLEETSCALE_PAGES pages (4) on one
+// FLEETSCALE_HOSTS hosts (5,000) × FLEETSCALE_PAGES pages (4) on one
 // loopback server, each host's robots.txt asking for Crawl-delay
 // FLEETSCALE_DELAY_MS (250 ms): a cap of hosts/delay pages a second for
 // the fleet, above what one worker does. Every worker enqueues its share
@@ -165,7 +168,7 @@ func crawlScale(t testing.TB, s *scaleSite, workers, hosts, perHost int, prefix 
 // (Stats.Errors, and Rejected by an open breaker), and the breaker's
 // openings. Run it -benchtime=1x: each iteration is a whole crawl.
 func BenchmarkFleetScale(b *testing.B) {
-	hosts := scaleSetting("FLEETSCALE_HOSTS", 1000)
+	hosts := scaleSetting("FLEETSCALE_HOSTS", 5000)
 	perHost := scaleSetting("FLEETSCALE_PAGES", 4)
 	delay := time.Duration(scaleSetting("FLEETSCALE_DELAY_MS", 250)) * time.Millisecond
 	pool := scaleSetting("FLEETSCALE_POOL", 0)
