@@ -67,7 +67,8 @@ const paceMargin = time.Second
 // fleet-wide purge), backend.Pauser and backend.PauseWatcher (the shared
 // back-off and the log of pauses begun) and backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
 // checking the lease, writing the record and releasing the lease; Forget
-// two, and Purges two when the log was cut), bounded by WithTimeout and guarded by a circuit breaker
+// two, and Purges two when the log was cut), bounded by WithTimeout once it has a connection of the
+// client's pool (WithInFlight) and guarded by a circuit breaker
 // (WithBreaker). A caller's cancelled context is returned as is and never
 // counts as a Redis failure.
 type Backend struct {
@@ -227,24 +228,25 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	if br.open() {
 		return reject()
 	}
-	wait, err := b.conns.acquire(ctx, b.cfg.now)
+	isUrgent := urgent(op)
+	wait, err := b.conns.acquire(ctx, isUrgent, b.cfg.now)
 	if err != nil {
 		return err // the caller gave up while every connection was taken
 	}
 	b.waitedFor(wait)
 	if !br.allow() {
-		b.conns.release()
+		b.conns.release(isUrgent)
 		return reject()
 	}
 	b.calls.Add(1)
 	cctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
 	if b.enforced {
 		err = fn(cctx)
-		b.conns.release()
+		b.conns.release(isUrgent)
 	} else {
 		// The abandoned call keeps its connection until go-redis ends it.
 		err = bounded(cctx, func(ctx context.Context) error {
-			defer b.conns.release()
+			defer b.conns.release(isUrgent)
 			return fn(ctx)
 		})
 	}

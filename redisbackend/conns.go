@@ -21,21 +21,39 @@ import (
 
 // conns hands out the connections of the client's pool to calls: a call
 // takes one before it is sent and gives it back when its command is
-// done. The zero value bounds nothing. It is safe for concurrent use.
+// done. Half of the pool is kept for urgent calls (see urgent): the
+// others also take one of burst's tokens first, so that a burst of them
+// never holds more than the other half, and a request holding a Colly
+// slot or a robots.txt lease never waits for a connection behind it. The
+// zero value bounds nothing. It is safe for concurrent use.
 type conns struct {
-	free chan struct{} // one token per call in flight; nil: no bound; set once by New
-	size int           // cap(free); 0: no bound
+	free  chan struct{} // a token per call in flight; nil: no bound; set once by bound
+	burst chan struct{} // a token per call in flight that is not urgent; nil: none kept; set once by bound
+	size  int           // cap(free); 0: no bound
 
-	waited    atomic.Uint64 // calls that found every connection taken
+	waited    atomic.Uint64 // calls that found every connection they may take taken
 	slowWaits atomic.Uint64 // of them, waits longer than the per-call timeout
 	slowOnce  sync.Once     // the Warn of the first such wait
 }
 
-// bound sets c to n calls in flight; n ≤ 0 bounds nothing. Only New
-// calls it, before the Backend is shared.
+// urgent reports whether the call op is made by a request that holds
+// something others wait for: the wire claim at the gate and its release
+// at the answer (inside a Colly slot, and the host's next request waits
+// for them), and a robots.txt lease's renewal (the other workers wait for
+// the fetch, and a late renewal loses the lease).
+func urgent(op string) bool {
+	return op == "claim" || op == "unclaim" || op == "renew"
+}
+
+// bound sets c to n calls in flight, n - n/2 of them not urgent; n ≤ 0
+// bounds nothing. Only New calls it, before the Backend is shared.
 func (c *conns) bound(n int) {
-	if n > 0 {
-		c.free, c.size = make(chan struct{}, n), n
+	if n <= 0 {
+		return
+	}
+	c.free, c.size = make(chan struct{}, n), n
+	if n >= 2 {
+		c.burst = make(chan struct{}, n-n/2)
 	}
 }
 
@@ -60,32 +78,61 @@ func poolSize(client redis.UniversalClient) int {
 	return size
 }
 
-// acquire takes a connection for one call, waiting while all are taken
-// until ctx ends. It returns the wait (0 when a connection was free) and
-// ctx's error when ctx ended first. now is the Backend's clock.
-func (c *conns) acquire(ctx context.Context, now func() time.Time) (time.Duration, error) {
+// acquire takes a connection for one call (urgent, or not: see urgent),
+// waiting while all it may take are taken, until ctx ends. It returns
+// the wait (0 when a connection was free) and ctx's error when ctx ended
+// first, having taken nothing. now is the Backend's clock.
+func (c *conns) acquire(ctx context.Context, urgent bool, now func() time.Time) (time.Duration, error) {
 	if c.free == nil {
 		return 0, nil
 	}
-	select {
-	case c.free <- struct{}{}:
-		return 0, nil
-	default:
+	var start time.Time
+	take := func(ch chan struct{}) error {
+		select {
+		case ch <- struct{}{}:
+			return nil
+		default:
+		}
+		if start.IsZero() {
+			start = now()
+			c.waited.Add(1)
+		}
+		select {
+		case ch <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	c.waited.Add(1)
-	start := now()
-	select {
-	case c.free <- struct{}{}:
-		return now().Sub(start), nil
-	case <-ctx.Done():
-		return now().Sub(start), ctx.Err()
+	waited := func() time.Duration {
+		if start.IsZero() {
+			return 0
+		}
+		return now().Sub(start)
 	}
+	burst := !urgent && c.burst != nil
+	if burst {
+		if err := take(c.burst); err != nil {
+			return waited(), err
+		}
+	}
+	if err := take(c.free); err != nil {
+		if burst {
+			<-c.burst
+		}
+		return waited(), err
+	}
+	return waited(), nil
 }
 
-// release gives back the connection acquire took.
-func (c *conns) release() {
-	if c.free != nil {
-		<-c.free
+// release gives back the connection acquire took for a call as urgent.
+func (c *conns) release(urgent bool) {
+	if c.free == nil {
+		return
+	}
+	<-c.free
+	if !urgent && c.burst != nil {
+		<-c.burst
 	}
 }
 

@@ -122,7 +122,7 @@ func TestWaitForAConnectionEndsWithTheCaller(t *testing.T) {
 	s := startRedisServer(t)
 	b := New(newClient(t, "unix", s.Sock), WithHeartbeat(-1), WithInFlight(1), WithLogger(slog.New(slog.DiscardHandler)))
 	// Take the only connection, as a call in flight would.
-	if _, err := b.conns.acquire(t.Context(), time.Now); err != nil {
+	if _, err := b.conns.acquire(t.Context(), true, time.Now); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -151,7 +151,7 @@ func TestWaitForAConnectionEndsWithTheCaller(t *testing.T) {
 	if _, err := b.Load(t.Context(), "https://a.example"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Load with the breaker open and no connection free: %v; want ErrUnavailable at once", err)
 	}
-	b.conns.release()
+	b.conns.release(true)
 }
 
 // TestInFlightBound: the bound on calls in flight is the client's pool by
@@ -187,6 +187,60 @@ func TestInFlightBound(t *testing.T) {
 			b := New(tc.client, tc.opts...)
 			if b.conns.size != tc.want || (tc.want == 0) != (b.conns.free == nil) {
 				t.Errorf("bound %d; want %d", b.conns.size, tc.want)
+			}
+		})
+	}
+}
+
+// TestUrgentCallsKeepHalfThePool: calls that are not urgent (a burst of
+// Queue calls) hold at most half of the pool, rounded up; urgent ones (a
+// request's wire claim in its Colly slot, its release, a lease's renewal)
+// take the rest at once, and wait only when the whole pool is taken. A
+// cancelled context tells a call that would wait from one that would not,
+// without timing anything.
+func TestUrgentCallsKeepHalfThePool(t *testing.T) {
+	t.Parallel()
+	if !urgent("claim") || !urgent("unclaim") || !urgent("renew") || urgent("queue") || urgent("load") {
+		t.Fatal("urgent: the wire claim, its release and a lease's renewal are urgent; Queue and Load are not")
+	}
+	done, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct {
+		pool, burst, urgent int // the bound; how many of each it lets through at once after the burst
+	}{
+		{1, 1, 0},
+		{2, 1, 1},
+		{4, 2, 2},
+		{5, 3, 2},
+		{20, 10, 10},
+	} {
+		t.Run(fmt.Sprint(tc.pool), func(t *testing.T) {
+			t.Parallel()
+			var c conns
+			c.bound(tc.pool)
+			n := func(urgent bool) int {
+				k := 0
+				for ; k <= tc.pool; k++ {
+					if _, err := c.acquire(done, urgent, time.Now); err != nil {
+						break
+					}
+				}
+				return k
+			}
+			if got := n(false); got != tc.burst {
+				t.Errorf("%d calls of a burst in flight; want %d", got, tc.burst)
+			}
+			if got := n(true); got != tc.urgent {
+				t.Errorf("after the burst, %d urgent calls in flight at once; want %d", got, tc.urgent)
+			}
+			for range tc.burst {
+				c.release(false)
+			}
+			for range tc.urgent {
+				c.release(true)
+			}
+			if got := n(true); got != tc.pool {
+				t.Errorf("%d urgent calls in flight on a pool of %d; want all", got, tc.pool)
 			}
 		})
 	}

@@ -189,7 +189,10 @@ func WithFleetSize(n int) Option {
 // for thousands of requests' turns at once then queues them here instead
 // of failing those that wait for a connection past the timeout, which
 // would count as Redis failures, open the breaker and send the requests
-// to local pacing. Give a lower n when the client also serves others (a
+// to local pacing. Half of the bound, rounded down, is kept for urgent
+// calls (a request's wire claim in its Colly slot, its release, a
+// robots.txt lease's renewal), so that such a burst never holds them up.
+// Give a lower n when the client also serves others (a
 // Colly storage, the page cache) that need connections of their own; a
 // negative n lifts the bound. Stats.Waited counts the calls that waited,
 // and the first wait longer than WithTimeout is logged at Warn: give the
