@@ -163,8 +163,9 @@ type Stats struct {
 	Trips    uint64 // times the breaker opened
 	// Waited counts calls that found every connection of the client's
 	// pool taken by the Backend's other calls and waited for one in the
-	// process (see WithInFlight); SlowWaits, those of them that waited
-	// longer than WithTimeout.
+	// process (see WithInFlight); SlowWaits, the urgent ones of them (a
+	// request's wire claim and its release, a lease's renewal) that
+	// waited longer than WithTimeout: the pool is too small.
 	Waited, SlowWaits uint64
 	// CorruptRecords counts records Load could not decode (and treated
 	// as absent, to be fetched again and replaced).
@@ -233,7 +234,7 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	if err != nil {
 		return err // the caller gave up while every connection was taken
 	}
-	b.waitedFor(wait)
+	b.waitedFor(wait, isUrgent)
 	if !br.allow() {
 		b.conns.release(isUrgent)
 		return reject()

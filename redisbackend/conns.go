@@ -32,7 +32,7 @@ type conns struct {
 	size  int           // cap(free); 0: no bound
 
 	waited    atomic.Uint64 // calls that found every connection they may take taken
-	slowWaits atomic.Uint64 // of them, waits longer than the per-call timeout
+	slowWaits atomic.Uint64 // urgent calls that waited longer than the per-call timeout
 	slowOnce  sync.Once     // the Warn of the first such wait
 }
 
@@ -137,16 +137,19 @@ func (c *conns) release(urgent bool) {
 }
 
 // waitedFor takes note of a wait for a connection that took d, and logs
-// once, at Warn, the first one longer than the per-call timeout: the
-// pool is too small for the calls the crawl makes at once.
-func (b *Backend) waitedFor(d time.Duration) {
-	if d <= b.cfg.timeout {
+// once, at Warn, the first urgent call that waited longer than the
+// per-call timeout: a request in a Colly slot, or a robots.txt fetch the
+// fleet waits for, was held up for want of a connection, and the pool is
+// too small for the collectors' Parallelism. Calls that are not urgent
+// wait out a crawl's bursts by design.
+func (b *Backend) waitedFor(d time.Duration, urgent bool) {
+	if !urgent || d <= b.cfg.timeout {
 		return
 	}
 	b.conns.slowWaits.Add(1)
 	b.conns.slowOnce.Do(func() {
-		b.cfg.log().Warn("redisbackend: calls wait for a connection longer than the per-call timeout; "+
-			"give the client a PoolSize of at least the Parallelism of the collectors it serves",
+		b.cfg.log().Warn("redisbackend: urgent calls wait for a connection longer than the per-call timeout; "+
+			"give the client a larger PoolSize, up to twice the Parallelism of the collectors it serves",
 			"prefix", b.cfg.prefix, "pool", b.conns.size, "wait", d.String(), "timeout", b.cfg.timeout.String())
 	})
 }

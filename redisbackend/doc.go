@@ -9,7 +9,6 @@
 //	client := redis.NewClient(&redis.Options{
 //		Addr:                  "redis:6379",
 //		ContextTimeoutEnabled: true, // let the per-call timeouts reach the socket
-//		PoolSize:              64,   // at least the collector's Parallelism
 //	})
 //	backend := redisbackend.New(client, redisbackend.WithFleetSize(8)) // the workers you run
 //	defer backend.Close(context.Background())
@@ -39,9 +38,8 @@
 // (WithInFlight): a crawl that enqueues thousands of URLs at once makes
 // thousands of calls at once, and those beyond the pool wait their turn in
 // the process rather than for a connection within their timeout, which
-// would fail them as if Redis had. Give the client a PoolSize of at least
-// the collector's Parallelism, so that no request in a Colly slot waits
-// for a connection behind another.
+// would fail them as if Redis had; half of the pool is kept for the calls
+// of requests in Colly's slots, so that such a burst never holds them up.
 //
 // Every call is bounded by a short timeout (WithTimeout, 250 ms by
 // default) once it has its connection, also with a client made without

@@ -24,7 +24,6 @@ func ExampleNew() {
 		ReadTimeout:           250 * time.Millisecond,
 		WriteTimeout:          250 * time.Millisecond,
 		MaxRetries:            1,
-		PoolSize:              64, // at least the collector's Parallelism
 	})
 	defer client.Close()
 
@@ -59,12 +58,11 @@ func ExampleWithFleetSize() {
 	robotsext.Apply(c, robotsext.WithBackend(backend))
 }
 
-// A worker whose collector has Parallelism 64 gives its client a pool of
-// at least 64 connections, so that no request in a Colly slot waits for
-// one; the burst of calls of the thousands of requests enqueued at once
-// waits in the process, within the pool. This client also serves the
-// collector's redisstorage, so the Backend keeps 16 connections free for
-// it.
+// A worker's client also serves the collector's redisstorage: the
+// Backend keeps 16 of its 80 connections free for it. Of the Backend's
+// 64, half are kept for urgent calls (the wire claims of the requests in
+// Colly's slots); the burst of calls of the thousands of requests
+// enqueued at once waits in the process, within the other half.
 func ExampleWithInFlight() {
 	client := redis.NewClient(&redis.Options{
 		Addr:                  "redis.internal:6379",

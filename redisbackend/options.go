@@ -195,8 +195,8 @@ func WithFleetSize(n int) Option {
 // Give a lower n when the client also serves others (a
 // Colly storage, the page cache) that need connections of their own; a
 // negative n lifts the bound. Stats.Waited counts the calls that waited,
-// and the first wait longer than WithTimeout is logged at Warn: give the
-// client a larger PoolSize (see docs/scaling.md).
+// and the first urgent call that waited longer than WithTimeout is logged
+// at Warn: give the client a larger PoolSize (see docs/scaling.md).
 func WithInFlight(n int) Option {
 	return func(c *config) { c.inFlightN = n }
 }
