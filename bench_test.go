@@ -23,6 +23,15 @@ import (
 
 const benchAgent = "FooBot"
 
+// benchTokens are real crawlers' product tokens, as a service answering
+// for many crawlers (or robotscheck -ua A,B,...) is asked with them: the
+// changing-token rows of BenchmarkCheck ask each question with the next
+// one, a copy of its own, so that no two checks in a row share a token.
+var benchTokens = []string{
+	"Googlebot", "bingbot", "GPTBot", "ClaudeBot", "CCBot", "Applebot", "YandexBot",
+	"Baiduspider", "DuckDuckBot", "facebookexternalhit", "AhrefsBot", "SemrushBot", "FooBot",
+}
+
 // benchInput is a robots.txt file and URLs to ask about it.
 type benchInput struct {
 	name   string
@@ -301,6 +310,7 @@ func benchCheck(b *testing.B, name string, inputs []benchInput) {
 		group  *temoto.Group // theirs.FindGroup(benchAgent)
 		path   string
 		url    string // path on an absolute URL
+		token  string // for the changing-token row: a copy of one of benchTokens
 	}
 	var qs []question
 	for _, in := range inputs {
@@ -311,7 +321,8 @@ func benchCheck(b *testing.B, name string, inputs []benchInput) {
 		}
 		g := t.FindGroup(benchAgent)
 		for _, u := range in.urls {
-			qs = append(qs, question{p, t, g, u, "https://www.example.com" + u})
+			tok := strings.Clone(benchTokens[len(qs)%len(benchTokens)])
+			qs = append(qs, question{p, t, g, u, "https://www.example.com" + u, tok})
 		}
 	}
 	if len(qs) == 0 {
@@ -322,6 +333,7 @@ func benchCheck(b *testing.B, name string, inputs []benchInput) {
 	// cost belongs to the parse (see BenchmarkParse's robotsext+index).
 	for _, q := range qs {
 		_ = q.ours.Check(benchAgent, q.url)
+		_ = q.ours.Check(q.token, q.url)
 		_ = q.theirs.TestAgent(q.path, benchAgent)
 	}
 	b.Run(name+"/colly/robotsext", func(b *testing.B) {
@@ -346,6 +358,13 @@ func benchCheck(b *testing.B, name string, inputs []benchInput) {
 		loopCPU(b, len(qs), func(i int) {
 			q := &qs[i]
 			_ = q.group.Test(q.path)
+		})
+	})
+	// strict/robotsext with a token that changes from check to check.
+	b.Run(name+"/strict/robotsext-tokens", func(b *testing.B) {
+		loopCPU(b, len(qs), func(i int) {
+			q := &qs[i]
+			_ = q.ours.Check(q.token, q.url)
 		})
 	})
 }

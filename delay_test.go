@@ -326,10 +326,11 @@ func (s slowRobots) RoundTrip(req *http.Request) (*http.Response, error) {
 // the robots.txt cache and the pace, and again when a step between them
 // may have waited (the robots.txt fetch, or with a purpose the fetch of
 // tdmrep.json): a slot is never booked from a reading taken before a
-// wait. A first request after a 5 s fetch of a file stating
-// "Crawl-delay: 2" goes at once, as the fetch ended more than the delay
-// after it began; booked from the reading before the fetch, it would wait
-// 2 s for nothing, and the next one would go at once.
+// wait. After a refetch of tdmrep.json taking 5 s, the next page goes at
+// once; booked from the reading before the refetch, it would wait 2 s
+// for nothing, and the page after it would go at once. (A first page
+// waits the delay after robots.txt's answer however its slot was booked:
+// the host's turn, internal/pacing/turn.go.)
 func TestHookReadsClockAfterWait(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -338,7 +339,9 @@ func TestHookReadsClockAfterWait(t *testing.T) {
 		tdmTook   time.Duration   // a refetch of tdmrep.json, with WithPurpose; 0: no purpose
 		wantWaits []time.Duration // of three requests in turn, with the fetches' own paces
 	}{
-		{"a fetch longer than the delay", 5 * time.Second, 0, []time.Duration{0, 2 * time.Second, 2 * time.Second}},
+		// The first page waits the delay after robots.txt's answer, in
+		// the hook (the host's turn) rather than at the gate.
+		{"a fetch longer than the delay", 5 * time.Second, 0, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}},
 		{"a fetch that took no time", 0, 0, []time.Duration{2 * time.Second, 2 * time.Second, 2 * time.Second}},
 		// The first request waits for tdmrep.json's pace, then its own.
 		// A minute later robots.txt is still cached and tdmrep.json is

@@ -61,6 +61,8 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.blocked(ctx, r, v)
 		return
 	}
+	e.cache.Pin(en) // in use while r waits here, then for lifecycle.InUseAfter: evicted last
+	defer e.cache.Unpin(en)
 	var v Verdict
 	fetched, err := e.decideRequest(ctx, &v, en, r.URL)
 	if err != nil {

@@ -22,19 +22,19 @@ import (
 // valid token. The first question that needs a group builds the group's
 // index.
 func (p *Policy) Check(token, rawURL string) (v Verdict) {
-	// robotstxt.RequestPath in its two steps, the path built in a stack
-	// buffer only when it must be; then the engine decides, and v is
-	// filled once from its Match.
+	// robotstxt.RequestPath in two steps, the path built in a stack buffer
+	// only when it must be; the engine decides; v is filled once.
 	path, ready := robotstxt.PathSpan(rawURL)
 	if !ready {
 		var buf [robotstxt.PathBufSize]byte
 		path = bytesString(robotstxt.FinishPath(buf[:0], path))
 	}
 	e := p.engine()
-	setVerdict(&v, e, e.Decide(e.Select(token), path))
-	if !e.KnownToken(token) && !e.BareToken(token) && token != "*" { // no scan for the token of the checks before
+	sel, bare := e.SelectBare(token) // no scan or search for the token of the checks before
+	if !bare && token != "*" {
 		v.TokenErr = ValidToken(token)
 	}
+	setVerdict(&v, e, e.Decide(sel, path))
 	return v
 }
 

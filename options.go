@@ -34,7 +34,7 @@ const (
 	MaxStale = backend.MaxStale
 
 	defaultTimeout          = 10 * time.Second
-	defaultCacheSize        = 4096
+	defaultCacheSize        = 1 << 18
 	defaultCacheMemory      = 256 << 20
 	defaultFetchConcurrency = 32
 )
@@ -267,9 +267,12 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithCacheSize bounds how many origins' robots.txt the Extension keeps
-// (least recently used first out), so that a crawl over many hosts cannot
-// grow memory without limit. The default is 4096; values < 1 restore it.
-// An evicted origin's robots.txt is fetched again on its next request.
+// (least recently used first out) beside WithCacheMemory. The default,
+// 262,144, leaves the bytes to bind: a crawl of 100,000 hosts with small
+// files fits. An origin in use (a request in the OnRequest hook, or that
+// left it less than 2 minutes ago) is evicted only once no other is. An
+// evicted origin's robots.txt is fetched again on its next request.
+// Values < 1 restore the default.
 func WithCacheSize(origins int) Option {
 	return func(c *config) {
 		if origins < 1 {
@@ -298,9 +301,10 @@ func WithCacheMemory(bytes int64) Option {
 
 // WithFetchConcurrency bounds the robots.txt fetches in flight at once
 // (default 32; values < 1 restore it), shared by every collector attached
-// to the Extension. The OnRequest hook runs before Colly's own limits, so
-// without a bound a crawl fanning out to thousands of hosts would open a
-// connection per host at once. A request waits for a slot as long as its
+// to the Extension: the OnRequest hook runs before Colly's own limits. A
+// fetch still running after 1 s (a host that hangs or trickles) stops
+// counting, so it holds up no other host's, up to 8 × n such slow fetches
+// (at most 9 × n connections). A request waits for a slot as long as its
 // collector's context allows.
 func WithFetchConcurrency(n int) Option {
 	return func(c *config) {

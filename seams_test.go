@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -138,6 +139,19 @@ type seamRun struct {
 	requested  atomic.Int64   // OnRequest calls that passed the Extension's hook
 	allQueued  chan struct{}  // closed when requested reaches len(pages)
 	queuedOnce sync.Once
+}
+
+// waitPaced returns once n requests to the site wait for their host's
+// turn in the OnRequest hook (Origin's Waiting), or after a minute (a
+// guard against a hang: the row then fails on what it sees).
+func (s *seamRun) waitPaced(n int) {
+	guard := time.Now().Add(time.Minute)
+	for time.Now().Before(guard) {
+		if o, ok := s.ext.Origin(s.site.URL + "/"); ok && o.Waiting >= n {
+			return
+		}
+		runtime.Gosched()
+	}
 }
 
 // seamError is one OnError call.
@@ -638,11 +652,12 @@ func seamIdioms() []seamIdiom {
 }
 
 // retrySeams crosses each retry idiom with a pause that catches requests
-// in their LimitRule slot: Async, Parallelism 4, Crawl-delay 0.1, eight
-// pages; the first page request to arrive is answered 429 Retry-After: 1
-// once all eight have passed the OnRequest hook, so that the others wait
-// in their LimitRule slots, at the pacer's gate, when the pause begins,
-// and are sent again by the Extension. (The next three page requests are
+// past the OnRequest hook's check of the pause: Async, Parallelism 4,
+// Crawl-delay 0.1, eight pages; the first page request to arrive is
+// answered 429 Retry-After: 1 once the seven others wait for their turn
+// in the OnRequest hook (turn.go in internal/pacing), past the check, so
+// that each finds its host paused at the wire, in its LimitRule slot,
+// and is sent again by the Extension. (The next three page requests are
 // held at the server until the 429 is answered, for a pacer that would
 // let several on the wire at once.) Each idiom
 // runs registered after Apply and, for those retrying any error, before
@@ -680,7 +695,7 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 			page: func(_ *seamSite, path string, n int, w http.ResponseWriter) {
 				switch i := arrivals.Add(1); {
 				case i == 1:
-					<-run.allQueued
+					run.waitPaced(len(run.pages) - 1)
 					first.Store(path)
 					run.site.mu.Lock()
 					run.site.pausedAt = run.clk.now()

@@ -108,8 +108,13 @@ func TestStallBeforeWireClaimedFleetWide(t *testing.T) {
 			}
 			t.Logf("smallest gap at the server %v (Crawl-delay %v, one page %v late at the wire); %d of %d gaps below the delay",
 				smallest.Round(time.Millisecond), delay, stall, short, len(gaps))
-			if !tc.claims && smallest > delay-stall/2 {
-				t.Errorf("control: smallest gap %v; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
+			// The control needs only one gap below the delay to show that the
+			// check can fail: how far below (about delay − stall on a quiet
+			// machine) depends on how fast the other worker's request gets out,
+			// which a loaded machine slows (226 ms seen beside other test
+			// binaries under the race detector).
+			if !tc.claims && short == 0 {
+				t.Errorf("control: smallest gap %v, none below the delay; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
 					smallest, delay-stall)
 			}
 		})

@@ -67,7 +67,8 @@ const paceMargin = time.Second
 // fleet-wide purge), backend.Pauser and backend.PauseWatcher (the shared
 // back-off and the log of pauses begun) and backend.FleetSizer. Each method makes one Redis call (Store one EVALSHA
 // checking the lease, writing the record and releasing the lease; Forget
-// two, and Purges two when the log was cut), bounded by WithTimeout and guarded by a circuit breaker
+// two, and Purges two when the log was cut), bounded by WithTimeout once it has a connection of the
+// client's pool (WithInFlight) and guarded by a circuit breaker
 // (WithBreaker). A caller's cancelled context is returned as is and never
 // counts as a Redis failure.
 type Backend struct {
@@ -79,8 +80,9 @@ type Backend struct {
 	nodes    nodes   // a Cluster's breakers per master (scope.go)
 	fleet    fleet
 	evict    eviction
-	boot     boot // the first round trip (boot.go)
-	enforced bool // the client bounds socket I/O by the context; set by New
+	boot     boot  // the first round trip (boot.go)
+	conns    conns // the calls in flight, bounded by the pool (conns.go)
+	enforced bool  // the client bounds socket I/O by the context; set by New
 
 	failedAt atomic.Int64 // cfg.now of the latest failed call, Unix ns; 0: none
 	failing  atomic.Bool  // the latest call sent to Redis failed
@@ -117,6 +119,7 @@ func New(client redis.UniversalClient, opts ...Option) *Backend {
 	b.br = breaker{failures: cfg.failures, coolDown: cfg.coolDown, now: cfg.now, changed: b.breakerLog("")}
 	b.fleet.init(cfg.workerID, cfg.fleetSize)
 	b.enforced = contextTimeouts(client)
+	b.conns.bound(cfg.inFlight(client))
 	switch {
 	case client == nil:
 		b.refused = ErrNoClient
@@ -158,6 +161,12 @@ type Stats struct {
 	Errors   uint64 // of them, failed (timeouts, network and server errors)
 	Rejected uint64 // calls the open breaker failed without sending
 	Trips    uint64 // times the breaker opened
+	// Waited counts calls that found every connection of the client's
+	// pool taken by the Backend's other calls and waited for one in the
+	// process (see WithInFlight); SlowWaits, the urgent ones of them (a
+	// request's wire claim and its release, a lease's renewal) that
+	// waited longer than WithTimeout: the pool is too small.
+	Waited, SlowWaits uint64
 	// CorruptRecords counts records Load could not decode (and treated
 	// as absent, to be fetched again and replaced).
 	CorruptRecords uint64
@@ -173,6 +182,8 @@ func (b *Backend) Stats() Stats {
 		Errors:         b.errs.Load(),
 		Rejected:       b.rejected.Load(),
 		Trips:          trips,
+		Waited:         b.conns.waited.Load(),
+		SlowWaits:      b.conns.slowWaits.Load(),
 		CorruptRecords: b.corrupt.Load(),
 		FleetSize:      b.FleetSize(),
 	}
@@ -205,7 +216,7 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	}
 	node := b.nodeOf(ctx, key)
 	br := b.breakerOf(node)
-	if !br.allow() {
+	reject := func() error {
 		b.rejected.Add(1)
 		err := fmt.Errorf("%s %s: %w", op, key, ErrUnavailable)
 		if node != "" {
@@ -213,13 +224,32 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 		}
 		return err
 	}
+	// An open breaker fails the call at once, without a wait for a
+	// connection; a call that waited asks the breaker again below.
+	if br.open() {
+		return reject()
+	}
+	isUrgent := urgent(op)
+	wait, err := b.conns.acquire(ctx, isUrgent, b.cfg.now)
+	if err != nil {
+		return err // the caller gave up while every connection was taken
+	}
+	b.waitedFor(wait, isUrgent)
+	if !br.allow() {
+		b.conns.release(isUrgent)
+		return reject()
+	}
 	b.calls.Add(1)
 	cctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
-	var err error
 	if b.enforced {
 		err = fn(cctx)
+		b.conns.release(isUrgent)
 	} else {
-		err = bounded(cctx, fn)
+		// The abandoned call keeps its connection until go-redis ends it.
+		err = bounded(cctx, func(ctx context.Context) error {
+			defer b.conns.release(isUrgent)
+			return fn(ctx)
+		})
 	}
 	cancel()
 	switch {

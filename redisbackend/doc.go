@@ -34,8 +34,16 @@
 //
 // # Failure
 //
+// The Backend keeps its calls in flight within the client's pool
+// (WithInFlight): a crawl that enqueues thousands of URLs at once makes
+// thousands of calls at once, and those beyond the pool wait their turn in
+// the process rather than for a connection within their timeout, which
+// would fail them as if Redis had; half of the pool is kept for the calls
+// of requests in Colly's slots, so that such a burst never holds them up.
+//
 // Every call is bounded by a short timeout (WithTimeout, 250 ms by
-// default), also with a client made without ContextTimeoutEnabled: a
+// default) once it has its connection, also with a client made without
+// ContextTimeoutEnabled: a
 // call Redis does not answer in time, whether it is down, hung or paused
 // (CLIENT PAUSE), fails and counts as a failure. Healthy is false from a
 // failed call until one succeeds. After several consecutive failures a

@@ -58,6 +58,27 @@ func ExampleWithFleetSize() {
 	robotsext.Apply(c, robotsext.WithBackend(backend))
 }
 
+// A worker's client also serves the collector's redisstorage: the
+// Backend keeps 16 of its 80 connections free for it. Of the Backend's
+// 64, half are kept for urgent calls (the wire claims of the requests in
+// Colly's slots); the burst of calls of the thousands of requests
+// enqueued at once waits in the process, within the other half.
+func ExampleWithInFlight() {
+	client := redis.NewClient(&redis.Options{
+		Addr:                  "redis.internal:6379",
+		ContextTimeoutEnabled: true,
+		PoolSize:              80,
+	})
+	defer client.Close()
+
+	backend := redisbackend.New(client, redisbackend.WithInFlight(64))
+	defer backend.Close(context.Background())
+
+	c := colly.NewCollector(colly.Async(true))
+	_ = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 64})
+	robotsext.Apply(c, robotsext.WithBackend(backend))
+}
+
 // An operator's report of the paused hosts of a large fleet reads it page
 // by page, as robotsadmin list does: ScanOrigins streams the origins a
 // thousand at a time, and InspectMany reads each page's records, leases

@@ -3,6 +3,8 @@ package redisbackend
 import (
 	"log/slog"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Defaults of the options.
@@ -39,6 +41,7 @@ type config struct {
 	grace     time.Duration // < 0: none
 	workerID  string        // "": host name and process id
 	fleetSize int           // 0: none given (FleetSize keeps the largest count seen)
+	inFlightN int           // 0: the client's pool; < 0: no bound
 	logger    *slog.Logger  // nil: slog.Default() at the time of logging
 	now       func() time.Time
 }
@@ -175,6 +178,38 @@ func WithWorkerID(id string) Option {
 // you run. Values below 1 restore the default.
 func WithFleetSize(n int) Option {
 	return func(c *config) { c.fleetSize = max(n, 0) }
+}
+
+// WithInFlight bounds the Backend's calls in flight at once to n. By
+// default (n = 0) the bound is the client's pool: its PoolSize (go-redis's
+// default is 10 per CPU), or MaxActiveConns when smaller, and one node's
+// pool for a ClusterClient or a Ring. A call beyond the bound waits in the
+// process for another to end, as long as its caller's context allows,
+// before its per-call timeout (WithTimeout) starts: a crawl that asks
+// for thousands of requests' turns at once then queues them here instead
+// of failing those that wait for a connection past the timeout, which
+// would count as Redis failures, open the breaker and send the requests
+// to local pacing. Half of the bound, rounded down, is kept for urgent
+// calls (a request's wire claim in its Colly slot, its release, a
+// robots.txt lease's renewal), so that such a burst never holds them up.
+// Give a lower n when the client also serves others (a
+// Colly storage, the page cache) that need connections of their own; a
+// negative n lifts the bound. Stats.Waited counts the calls that waited,
+// and the first urgent call that waited longer than WithTimeout is logged
+// at Warn: give the client a larger PoolSize (see docs/scaling.md).
+func WithInFlight(n int) Option {
+	return func(c *config) { c.inFlightN = n }
+}
+
+// inFlight returns the bound on calls in flight for client: 0 for none.
+func (c *config) inFlight(client redis.UniversalClient) int {
+	switch {
+	case c.inFlightN < 0:
+		return 0
+	case c.inFlightN > 0:
+		return c.inFlightN
+	}
+	return poolSize(client)
 }
 
 // WithLogger sets where the Backend logs what an operator must know,

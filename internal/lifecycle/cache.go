@@ -118,6 +118,9 @@ type Cache struct {
 	purges    purgeWatch        // position in the Forgetter's purge log (purge.go)
 
 	hits, misses, localErrors atomic.Uint64
+	// seen is the latest clock reading a GetAt was given, to the second
+	// (pin.go).
+	seen atomic.Int64
 
 	// realClock: Config.Now was nil, and Get reads the monotonic clock
 	// alone, as an offset from epoch (now). Read-only after New.
@@ -170,6 +173,7 @@ func (c *Cache) GetAt(ctx context.Context, o Origin, now time.Duration) (en *Ent
 	if c.forgetter != nil {
 		c.maybePurge(c.epoch.Add(now))
 	}
+	c.see(now)
 	en = c.lru.atFront(o) // inlined: no call for a crawl of one host
 	if en == nil {
 		en = c.lru.get(o)
@@ -259,7 +263,7 @@ func (c *Cache) install(ctx context.Context, en *Entry, hdr http.Header, fetched
 		token = c.cfg.Token()
 	}
 	en.Sel, en.SelToken = en.Policy.Select(token), token
-	if !c.lru.put(en) {
+	if !c.lru.put(en, c.now()) {
 		c.cfg.Logger.Warn("robotsext: robots.txt policy larger than WithCacheMemory; obeyed for this fetch but not cached",
 			"url", en.Robots.URL, "bytes", en.Size, "cache_memory", c.cfg.MaxBytes)
 	}

@@ -33,6 +33,10 @@ type Entry struct {
 	// lookup.
 	Sel      robotstxt.Selection
 	SelToken string
+
+	// pins tells whether the origin is in use (pin.go); one per origin,
+	// handed from entry to entry, set before the entry is published.
+	pins *pins
 }
 
 // entryOverhead estimates what an entry and its Robots retain besides the

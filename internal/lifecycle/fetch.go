@@ -38,8 +38,15 @@ type FetcherConfig struct {
 	// makes robots.txt unavailable. MaxBodySize is how many body bytes
 	// are read.
 	MaxRedirects, MaxBodySize int
-	// Concurrency bounds the fetches in flight at once (at least one).
+	// Concurrency bounds the quick fetches in flight at once (at least
+	// one); a fetch still running SlowAfter after it started (≤ 0:
+	// DefaultSlowAfter) stops counting against it, up to SlowFactor ×
+	// Concurrency such slow fetches at once (slots.go).
 	Concurrency int
+	SlowAfter   time.Duration
+	// AfterFunc runs f once d has passed and returns the call that
+	// cancels it; nil: time.AfterFunc. Tests move the time by hand.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 	// AuthDisallow makes 401 and 403 OutcomeUnauthorized.
 	AuthDisallow bool
 	// KeepBody keeps the parsed body in Robots.Body.
@@ -65,8 +72,9 @@ type Fetcher struct {
 	client *http.Client
 	owned  *http.Transport // our own transport, closed by Close; nil when the caller gave a client
 	// slots bounds the fetches in flight: a fetch holds one for its whole
-	// duration, redirects and body included.
-	slots chan struct{}
+	// duration, redirects and body included, in the pool while it is
+	// quick, among the slow after that (slots.go).
+	slots *slots
 }
 
 // NewFetcher prepares the HTTP client: a copy of cfg.Client, or one on a
@@ -75,7 +83,7 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &Fetcher{cfg: cfg, slots: make(chan struct{}, max(cfg.Concurrency, 1))}
+	f := &Fetcher{cfg: cfg, slots: newSlots(cfg.Concurrency, cfg.SlowAfter, cfg.AfterFunc)}
 	if cfg.Client != nil {
 		cl := *cfg.Client
 		f.client = &cl
@@ -100,23 +108,6 @@ func (f *Fetcher) Close() {
 	}
 }
 
-// acquire takes a fetch slot, waiting as long as ctx allows.
-func (f *Fetcher) acquire(ctx context.Context) error {
-	select {
-	case f.slots <- struct{}{}:
-		return nil
-	default:
-	}
-	select {
-	case f.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (f *Fetcher) release() { <-f.slots }
-
 // Fetch requests o's robots.txt. hdr is used as the request's header and
 // must not be shared (see RequestHeader). prev, when it holds validators
 // of a good copy, makes the request conditional. failures is how many
@@ -131,10 +122,11 @@ func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Ro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := f.acquire(ctx); err != nil {
+	sl, err := f.slots.acquire(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer f.release()
+	defer sl.release()
 	r.FetchedAt = cfg.Now() // the request starts once it has a slot
 	tctx := ctx
 	if cfg.Timeout > 0 {

@@ -55,10 +55,11 @@ func (f *Fetcher) FetchFile(ctx context.Context, o Origin, path string, hdr http
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := f.acquire(ctx); err != nil {
+	sl, err := f.slots.acquire(ctx)
+	if err != nil {
 		return nil, err
 	}
-	defer f.release()
+	defer sl.release()
 	a.FetchedAt = cfg.Now()
 	tctx := ctx
 	if cfg.Timeout > 0 {

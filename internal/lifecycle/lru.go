@@ -7,6 +7,7 @@ import (
 	"container/list"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // lru is a bounded map from origin to entry that forgets the least
@@ -87,16 +88,18 @@ func (c *lru) has(o Origin) bool {
 }
 
 // put stores e as its origin's entry, evicting least recently used origins
-// until both bounds hold. An entry larger than the whole byte bound is not
-// kept (any older entry of its origin is dropped too); put reports whether
-// e was kept.
-func (c *lru) put(e *Entry) bool {
+// not in use at now (see pins) until both bounds hold, or until only
+// origins in use are left (only origins held, for the byte bound). An entry larger than the whole byte bound is
+// not kept (any older entry of its origin is dropped too); put reports
+// whether e was kept.
+func (c *lru) put(e *Entry, now time.Duration) bool {
 	var evicted []*Entry
 	kept := e.Size <= c.maxBytes
 	c.mu.Lock()
 	c.front.Store(nil) // the front changes, or its entry is replaced
 	if el, ok := c.items[e.Origin]; ok {
 		old := el.Value.(*Entry)
+		e.pins = old.pins // the origin's uses outlive its entries
 		c.bytes -= old.Size
 		if kept {
 			el.Value = e
@@ -111,10 +114,28 @@ func (c *lru) put(e *Entry) bool {
 		c.items[e.Origin] = c.order.PushFront(e)
 		c.bytes += e.Size
 	}
-	for c.order.Len() > c.max || c.bytes > c.maxBytes {
+	if e.pins == nil {
+		e.pins = new(pins) // a new origin's, or one whose entry was not kept
+	}
+	// An origin in use is passed over (moved to the front) while any
+	// other is left: first every origin in use; then, when the bytes are
+	// still over their bound, only the origins held now, which their
+	// requests retain anyway.
+	for skipped, held := 0, false; c.order.Len() > c.max || c.bytes > c.maxBytes; {
 		back := c.order.Back()
 		if back == nil {
 			break
+		}
+		if skipped >= c.order.Len() {
+			if held || c.bytes <= c.maxBytes {
+				break // every origin left is in use: the bounds wait for them
+			}
+			skipped, held = 0, true
+		}
+		if en := back.Value.(*Entry); en == e || en.pins.busy(now, held) { // e: its caller is about to use it
+			c.order.MoveToFront(back)
+			skipped++
+			continue
 		}
 		old := c.order.Remove(back).(*Entry)
 		delete(c.items, old.Origin)

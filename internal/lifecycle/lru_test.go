@@ -32,7 +32,7 @@ func TestLRUOrder(t *testing.T) {
 			for _, op := range strings.Fields(tt.ops) {
 				if host, ok := strings.CutPrefix(op, "+"); ok {
 					version[host]++
-					c.put(&Entry{Origin: Origin{Host: host}, SelToken: fmt.Sprint(version[host])})
+					c.put(&Entry{Origin: Origin{Host: host}, SelToken: fmt.Sprint(version[host])}, 0)
 					continue
 				}
 				if en := c.get(Origin{Host: op}); en != nil {
@@ -64,7 +64,7 @@ func TestLRUConcurrentFront(t *testing.T) {
 	for _, h := range hosts {
 		wg.Go(func() {
 			for i := range rounds {
-				c.put(&Entry{Origin: Origin{Host: h}, SelToken: fmt.Sprint(i)})
+				c.put(&Entry{Origin: Origin{Host: h}, SelToken: fmt.Sprint(i)}, 0)
 			}
 		})
 		for range 2 {

@@ -117,16 +117,26 @@ func TestWaitAt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clk := &paceClock{t: paceEpoch.Add(tt.clockAt)}
-			var slept time.Duration
-			pc := New(Config{Rand: noJitter, Epoch: epoch, Clock: Clock{Now: clk.now, Sleep: func(ctx context.Context, d time.Duration) error { slept = d; return ctx.Err() }}})
+			// The robots.txt answer came a delay before the clock's
+			// reading: the host's turn (turn.go) holds nothing back.
+			clk := &paceClock{t: paceEpoch.Add(tt.clockAt - time.Second)}
+			var slept time.Duration // the first sleep since it was zeroed: the booked slot's
+			sleep := func(ctx context.Context, d time.Duration) error {
+				if slept == 0 {
+					slept = d
+				}
+				return clk.sleep(ctx, d)
+			}
+			pc := New(Config{Rand: noJitter, Epoch: epoch, Clock: Clock{Now: clk.now, Sleep: sleep}})
 			pc.Loaded("a.example", time.Second, true, paceEpoch.Add(tt.now-time.Hour-time.Second)) // fetched a delay before the reading: the first slot is the reading itself
+			clk.advance(time.Second)
 			if err := pc.WaitAt(context.Background(), "a.example", "r1", tt.now); err != nil {
 				t.Fatal(err)
 			}
 			if slept != 0 {
 				t.Fatalf("the first request waited %v, want none", slept)
 			}
+			slept = 0
 			if err := pc.WaitAt(context.Background(), "a.example", "r2", tt.now); err != nil {
 				t.Fatal(err)
 			}
@@ -135,6 +145,7 @@ func TestWaitAt(t *testing.T) {
 			}
 			// A third request a second after the reading waits for the
 			// third slot, two delays after the reading.
+			slept = 0
 			if err := pc.WaitAt(context.Background(), "a.example", "r3", tt.now+time.Second); err != nil {
 				t.Fatal(err)
 			}

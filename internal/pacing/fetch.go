@@ -11,8 +11,8 @@ import "context"
 // PaceFetch waits until a robots.txt request to host may go out: while
 // another request of this process claims the host (gate.go), for its
 // response headers, but at most one delay; then until delay after the
-// latest request to the host started and after the latest response
-// headers came (the delay times the fleet size while a Backend fails, as
+// latest request to the host started, after the latest response
+// headers came and after the latest turn given (turn.go) (the delay times the fleet size while a Backend fails, as
 // at the gate), plus a jitter of up to a tenth of it. It then records the
 // request as the host's latest start, and returns at once for hosts
 // without a delay. The wait for the claim
@@ -47,7 +47,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 			continue
 		}
 		gap := delay + jitterOf(delay, u)
-		start := later(now, h.lastStart.Add(gap), h.doneAt.Add(gap))
+		start := later(now, h.lastStart.Add(gap), h.doneAt.Add(gap), h.passAt.Add(gap))
 		if !start.After(now) {
 			pc.started(h, now)
 			pc.mu.Unlock()

@@ -194,6 +194,7 @@ type hostPace struct {
 	claimant  any           // its token
 	claimedAt time.Time     // when it claimed the host
 	doneAt    time.Time     // when the latest request's response headers (or error) came
+	passAt    time.Time     // when the latest request was given its turn (turn.go)
 	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // Forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
@@ -372,13 +373,14 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	}
 }
 
-// sweep drops the entries Forget spared once their grace has passed. It
+// sweep drops the entries Forget spared once their grace has passed and
+// they are settled. It
 // runs at most once per forgetGrace, and only while some are spared.
 // pc.mu must be held.
 func (pc *Pacer) sweep(now time.Time) {
 	pc.sweptAt = now
 	for key, h := range pc.hosts {
-		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace {
+		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace && pc.settled(h, now) {
 			pc.drop(key)
 			pc.doomed--
 		}
@@ -389,7 +391,9 @@ func (pc *Pacer) sweep(now time.Time) {
 // Forget drops host's pace. The caller calls it when its robots.txt cache
 // drops the last origin on host, which bounds the Pacer's memory by the
 // cache's; the next robots.txt fetch for the host calls Loaded again. An
-// entry loaded within forgetGrace is only marked (see forgetGrace).
+// entry loaded within forgetGrace, or not settled (a request claims the
+// host or waits for it, or its latest start, answer or turn is less than
+// a delay old: see settled), is only marked, and a later sweep drops it.
 func (pc *Pacer) Forget(host string) {
 	key := HostKey(host)
 	now := pc.now()
@@ -398,7 +402,7 @@ func (pc *Pacer) Forget(host string) {
 	h := pc.hosts[key]
 	switch {
 	case h == nil || h.forgotten:
-	case now.Sub(h.loadedAt) >= forgetGrace:
+	case now.Sub(h.loadedAt) >= forgetGrace && pc.settled(h, now):
 		pc.drop(key)
 		pc.npaced.Store(int64(len(pc.hosts)))
 	default:

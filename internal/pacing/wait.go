@@ -11,7 +11,8 @@ import (
 )
 
 // Wait blocks until a page request to host may be sent, or ctx is done,
-// and returns ctx's error then. It is called from the OnRequest hook for
+// and returns ctx's error then: until its booked slot, then for its
+// host's turn (turn.go), so that the gate lets it go at once. It is called from the OnRequest hook for
 // the request tok, which will go out, and for a redirect hop with a nil
 // tok. While no host has a delay it costs one atomic load. With a Backend
 // that is a Starter, the request asks it for a start here, before
@@ -50,15 +51,24 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any, now func() int6
 		}
 		return err
 	}
-	d, h := pc.book(host, now)
-	if h != nil && pc.observe != nil {
-		pc.observe(d)
+	var n int64 // the instant the slot was booked as of
+	d, h := pc.book(host, func() int64 { n = now(); return n })
+	if h == nil {
+		return ctx.Err() // not paced here (or booked at the gate)
 	}
-	if d <= 0 {
-		return ctx.Err()
+	if d > 0 {
+		err := pc.sleep(ctx, d)
+		h.waiting.Add(-1) // book counted the request among the host's waiters
+		if err != nil {
+			return err
+		}
 	}
-	defer h.waiting.Add(-1) // book counted the request among the host's waiters
-	return pc.sleep(ctx, d)
+	t0 := pc.now()
+	err := pc.turn(ctx, h.key, tok, pc.at(n+int64(d))) // turn.go: what the gate would wait for, before Colly's slots
+	if pc.observe != nil {
+		pc.observe(d + pc.now().Sub(t0))
+	}
+	return err
 }
 
 // reserve gives the next request to host a start slot as of now and returns

@@ -4,6 +4,8 @@ package robotstxt
 // tokens, sorted once, and the search for one token.
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -70,20 +72,26 @@ func (p *Policy) listSel(gs []int32) Selection {
 // ASCII case, and whether there are any. It does not allocate for tokens of
 // up to 64 bytes.
 func (p *Policy) findAgent(userAgent string) (Selection, bool) {
-	if n := len(userAgent); n > 0 {
-		// agentBits.mayHold, by hand: a check asks on every call.
-		a, b := agentBits(n, userAgent[0], userAgent[n-1])
-		if p.agentBits[0]&a == 0 || p.agentBits[1]&b == 0 {
-			return Selection{}, false
-		}
+	if n := len(userAgent); n > 0 && !p.mayName(n, userAgent[0], userAgent[n-1]) {
+		return Selection{}, false
 	}
-	return p.searchAgent(userAgent)
+	var buf [64]byte
+	key, k := lowerKey(&buf, userAgent)
+	return p.searchAgent(key, k)
 }
 
-// searchAgent is findAgent past its filter.
-func (p *Policy) searchAgent(userAgent string) (Selection, bool) {
-	var buf [64]byte
-	key := bytesString(lowerASCII(buf[:0], userAgent))
+// mayName reports whether the file may name a token of n octets, the
+// first and last being first and last, by agentBits: false means it does
+// not, which spares most searches. The empty token may be named.
+func (p *Policy) mayName(n int, first, last byte) bool {
+	a, b := agentBits(n, first, last)
+	return n == 0 || p.agentBits[0]&a != 0 && p.agentBits[1]&b != 0
+}
+
+// searchAgent is findAgent past its filter, for key, the token lower-cased,
+// whose prefix8 is k. The binary search compares the first eight octets of
+// the tokens as integers, and their strings only when those are equal.
+func (p *Policy) searchAgent(key string, k uint64) (Selection, bool) {
 	if len(p.agents) >= manyAgents {
 		sel, ok := (*p.agentMap())[key]
 		return sel, ok
@@ -91,7 +99,18 @@ func (p *Policy) searchAgent(userAgent string) (Selection, bool) {
 	lo, hi := 0, len(p.agents)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if p.token(p.agents[mid]) < key {
+		tok := p.agents[mid].tok
+		// prefix8 of the token, read as one word when the text holds
+		// eight octets from its start (a shift by 64 gives 0).
+		var t uint64
+		if int(tok.off)+8 <= len(p.text) {
+			t = bits.ReverseBytes64(loadAt(p.text, int(tok.off))) &^ (^uint64(0) >> (8 * uint(tok.n)))
+		} else {
+			t = prefix8(p.text[tok.off : tok.off+tok.n])
+		}
+		// Tokens hold no NUL, so keys order as the tokens' first
+		// eight octets do.
+		if t < k || t == k && p.token(p.agents[mid]) < key {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -101,6 +120,45 @@ func (p *Policy) searchAgent(userAgent string) (Selection, bool) {
 		return Selection{}, false
 	}
 	return p.agents[lo].sel, true
+}
+
+// lowerKey returns s with ASCII letters lower-cased, and its prefix8. The
+// key is in buf when s is of up to 64 octets (else allocated), two words at
+// a time for four to sixteen octets of US-ASCII (see tokenWords).
+func lowerKey(buf *[64]byte, s string) (string, uint64) {
+	if n := len(s); uint(n-4) < 13 {
+		if a, b := tokenWords(s); (a|b)&highs == 0 {
+			return putLower(buf, n, a, b)
+		}
+	}
+	key := lowerASCII(buf[:0], s)
+	if len(key) > len(buf) {
+		return bytesString(key), prefix8(bytesString(key))
+	}
+	// buf is zero past the key: its first word is the key's prefix8.
+	return bytesString(key), bits.ReverseBytes64(binary.LittleEndian.Uint64(buf[:8]))
+}
+
+// putLower writes to buf, zero, the token of n octets, 4 to 16, held by the
+// words a and b (see tokenWords) with ASCII letters lower-cased, and
+// returns it with its prefix8.
+func putLower(buf *[64]byte, n int, a, b uint64) (string, uint64) {
+	a, b = lowerWord(a), lowerWord(b)
+	if n >= 8 {
+		binary.LittleEndian.PutUint64(buf[:8], a)
+		binary.LittleEndian.PutUint64(buf[n-8:n], b)
+		return bytesString(buf[:n]), bits.ReverseBytes64(a)
+	}
+	binary.LittleEndian.PutUint32(buf[:4], uint32(a))
+	binary.LittleEndian.PutUint32(buf[n-4:n], uint32(a>>32))
+	return bytesString(buf[:n]), bits.ReverseBytes64(binary.LittleEndian.Uint64(buf[:8]))
+}
+
+// lowerWord lower-cases the ASCII letters among the eight octets of w,
+// none of which has its top bit set: an octet from 'A' to 'Z' gains 0x20.
+func lowerWord(w uint64) uint64 {
+	upper := ((w + (0x80-'A')*ones) ^ (w + (0x80-'Z'-1)*ones)) & highs
+	return w | upper>>2
 }
 
 // manyAgents is the number of agents from which findAgent looks tokens up

@@ -410,21 +410,43 @@ func (p *Policy) litCompare(a, b rule) int {
 // returns how many rules remain at the front of rs.
 func (p *Policy) sortLiterals(rs []rule) int {
 	if !slices.IsSortedFunc(rs, p.litCompare) {
-		// Many files list their rules sorted; others are sorted on
-		// eight-octet keys first, so that most comparisons touch no text.
+		// Many files list their rules sorted; others are sorted once on
+		// the first sixteen octets of their patterns as two keys: most
+		// comparisons read the keys alone, even among the long shared
+		// prefixes of large files (/catalog/product/…).
 		keyed := make([]keyedRule, len(rs))
 		for i, r := range rs {
-			keyed[i] = keyedRule{prefix8(p.pattern(r)), r}
-		}
-		slices.SortFunc(keyed, func(a, b keyedRule) int {
-			if a.key != b.key {
-				if a.key < b.key {
-					return -1
-				}
-				return 1
+			pat := p.pattern(r)
+			keyed[i] = keyedRule{key: prefix8(pat), r: r}
+			if len(pat) > 8 {
+				keyed[i].next = prefix8(pat[8:])
 			}
-			return p.litCompare(a.r, b.r)
-		})
+		}
+		if len(keyed) >= minRadix {
+			radixSort(keyed, make([]keyedRule, len(keyed)))
+			// Rules whose patterns share their first sixteen octets are
+			// runs of keyed, in file order: each run is sorted on.
+			for i := 0; i < len(keyed); {
+				j := i + 1
+				for j < len(keyed) && keyed[j].key == keyed[i].key && keyed[j].next == keyed[i].next {
+					j++
+				}
+				if j-i > 1 {
+					slices.SortFunc(keyed[i:j], func(a, b keyedRule) int { return p.litCompare(a.r, b.r) })
+				}
+				i = j
+			}
+		} else {
+			slices.SortFunc(keyed, func(a, b keyedRule) int {
+				if a.key != b.key {
+					return cmp.Compare(a.key, b.key)
+				}
+				if a.next != b.next {
+					return cmp.Compare(a.next, b.next)
+				}
+				return p.litCompare(a.r, b.r)
+			})
+		}
 		for i, k := range keyed {
 			rs[i] = k.r
 		}
@@ -440,10 +462,17 @@ func (p *Policy) sortLiterals(rs []rule) int {
 	return kept
 }
 
-// keyedRule is a rule with the first eight octets of its pattern as a key.
+// minRadix is the number of literal rules from which sortLiterals sorts
+// them by radix (radix.go): below it, a comparison sort costs less than
+// sixteen counting passes.
+const minRadix = 256
+
+// keyedRule is a rule with the first sixteen octets of its pattern as
+// two keys (prefix8 of each half, zero-padded, so that the keys order as
+// the octets do).
 type keyedRule struct {
-	key uint64
-	r   rule
+	key, next uint64
+	r         rule
 }
 
 // prefixParents links each pattern of the sorted rs to its longest proper

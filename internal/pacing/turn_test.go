@@ -1,0 +1,168 @@
+package pacing
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestTurn drives one host's requests through Wait and the gate on the
+// hand-moved clock, and checks how long each waits in Wait (outside
+// Colly's slots) and that none waits at the gate (inside one), whatever
+// the previous response took: the turn (turn.go) waits for what the gate
+// would.
+func TestTurn(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	// step is one request: it waits in Wait (booked as of the clock),
+	// then, unless it is aborted before the gate, passes the gate and is
+	// answered after answer.
+	type step struct {
+		advance time.Duration // the clock moves on this much first
+		aborted bool          // a later OnRequest callback aborts it
+		answer  time.Duration // its response headers come this long after the gate
+		wait    time.Duration // how long Wait must make it wait
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"fast answers: each a delay after the previous start", []step{{wait: d}, {wait: d}, {wait: d}}},
+		{"slow answers: a delay after the previous answer", []step{{answer: 3 * time.Second, wait: d}, {answer: 3 * time.Second, wait: d}, {wait: d}}},
+		{"a request aborted before the gate costs its host one delay", []step{{aborted: true, wait: d}, {wait: d}, {wait: d}}},
+		{"an idle host: no wait", []step{{advance: 10 * time.Second}, {advance: 10 * time.Second}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pc, clk := newFakePacer(0, nil)
+			pc.Loaded("a.example", d, true, paceEpoch) // robots.txt answered at once: the first page a delay after it
+			ctx := context.Background()
+			for i, s := range tt.steps {
+				clk.advance(s.advance)
+				t0 := clk.now()
+				tok := i
+				if err := pc.Wait(ctx, "a.example", tok); err != nil {
+					t.Fatal(err)
+				}
+				if got := clk.now().Sub(t0); got != s.wait {
+					t.Errorf("request %d waited %v in Wait, want %v", i, got, s.wait)
+				}
+				if s.aborted {
+					continue
+				}
+				at := clk.now()
+				if err := pc.Gate(ctx, "a.example", tok, nil); err != nil {
+					t.Fatal(err)
+				}
+				if got := clk.now().Sub(at); got != 0 {
+					t.Errorf("request %d waited %v at the gate, inside its slot; want none", i, got)
+				}
+				clk.advance(s.answer)
+				pc.Done("a.example")
+				pc.Ended(ctx, tok)
+			}
+		})
+	}
+}
+
+// TestTurnWaitsForClaim: a request whose slot comes while the request
+// before it is still unanswered waits in Wait for that answer and a
+// delay, not at the gate.
+func TestTurnWaitsForClaim(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	pc, clk := newFakePacer(0, nil)
+	pc.Loaded("a.example", d, true, paceEpoch.Add(-d))
+	ctx := context.Background()
+	if err := pc.Wait(ctx, "a.example", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pc.Gate(ctx, "a.example", "r1", nil); err != nil {
+		t.Fatal(err)
+	}
+	left := make(chan time.Time, 1)
+	go func() {
+		_ = pc.Wait(ctx, "a.example", "r2")
+		left <- clk.now()
+	}()
+	waitClaimWaiter(t, pc, "a.example", left)
+	clk.advance(5 * time.Second) // r1 answers slowly
+	answered := clk.now()
+	pc.Done("a.example")
+	if got := <-left; got.Before(answered.Add(d)) {
+		t.Errorf("r2 left Wait %v after r1's answer, want at least %v", got.Sub(answered), d)
+	}
+	n := len(clk.sleeps)
+	if err := pc.Gate(ctx, "a.example", "r2", nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(clk.sleeps) != n {
+		t.Errorf("r2 slept %v at the gate, inside its slot; want no sleep", clk.sleeps[n:])
+	}
+}
+
+// TestForgetKeepsBusyPace is item 4 of issue 49: the robots.txt cache
+// evicts a host's origin (Forget, its grace long passed) while a request
+// of the host is on the wire and another waits at the gate. The pace must
+// stay: dropped, the waiting request found no pace and went at once, a
+// gap of 0 at the server, next to the robots.txt re-fetch that followed.
+func TestForgetKeepsBusyPace(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	pc, clk := newFakePacer(0, nil)
+	pc.Loaded("a.example", d, true, paceEpoch.Add(-d))
+	clk.advance(2 * forgetGrace)
+	ctx := context.Background()
+	if err := pc.Gate(ctx, "a.example", "r1", nil); err != nil {
+		t.Fatal(err)
+	}
+	left := make(chan time.Time, 1)
+	go func() {
+		_ = pc.Gate(ctx, "a.example", "r2", nil)
+		left <- clk.now()
+	}()
+	waitClaimWaiter(t, pc, "a.example", left)
+	pc.Forget("a.example")
+	clk.advance(200 * time.Millisecond)
+	answered := clk.now()
+	pc.Done("a.example")
+	if got := <-left; got.Before(answered.Add(d)) {
+		t.Errorf("r2 passed the gate %v after r1's answer, want at least %v", got.Sub(answered), d)
+	}
+	if _, ok := pc.Info("a.example"); !ok {
+		t.Error("the pace was dropped while requests used it")
+	}
+	// Settled (nobody waits, a delay passed), the host is dropped at the
+	// next sweep.
+	pc.Ended(ctx, "r2")
+	pc.Done("a.example")
+	clk.advance(forgetGrace + d)
+	pc.Loaded("b.example", d, true, clk.now()) // sweeps
+	if _, ok := pc.Info("a.example"); ok {
+		t.Error("the settled pace was kept after the sweep")
+	}
+}
+
+// waitClaimWaiter returns once a request waits for host's claim (its idle
+// channel made), failing t if the request in left went on instead.
+func waitClaimWaiter(t *testing.T, pc *Pacer, host string, left chan time.Time) {
+	t.Helper()
+	for {
+		pc.mu.Lock()
+		h := pc.hosts[HostKey(host)]
+		waiting := h != nil && h.idle != nil
+		pc.mu.Unlock()
+		if waiting {
+			return
+		}
+		select {
+		case at := <-left:
+			left <- at
+			t.Fatalf("the request went on at %v while the host was claimed", at.Sub(paceEpoch))
+		default:
+			runtime.Gosched()
+		}
+	}
+}
