@@ -50,6 +50,9 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		pc.mu.Lock()
 		pc.usedTurnLocked(tok) // turn.go
 		h := pc.hosts[key]
+		if h == nil && len(pc.tombs) > 0 {
+			h = pc.reviveLocked(key) // tomb.go
+		}
 		if h == nil {
 			// Not paced, but a redirect hop of this request may lead
 			// into a paced host: remember it under its first URL.

@@ -158,6 +158,7 @@ type Pacer struct {
 	hosts  map[string]*hostPace // by HostKey; only hosts with a delay
 	claims map[any]string       // token → key of the host it claims (gate.go)
 	turns  map[any]turnGiven    // token → the turn it was given, until it reaches the gate (turn.go)
+	tombs  map[string]tomb      // host key → the pace Forget dropped, for a request already past the cache (tomb.go)
 	reqs   map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL  map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	grants map[any]grant        // request token → its Starter grant (fleet.go)
@@ -234,6 +235,7 @@ func New(cfg Config) *Pacer {
 		hosts:     make(map[string]*hostPace),
 		claims:    make(map[any]string),
 		turns:     make(map[any]turnGiven),
+		tombs:     make(map[string]tomb),
 		reqs:      make(map[any]*url.URL),
 		byURL:     make(map[*url.URL]any),
 		grants:    make(map[any]grant),
@@ -337,6 +339,7 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	warn := false
 
 	pc.mu.Lock()
+	delete(pc.tombs, key) // the host's pace is known afresh
 	h := pc.hosts[key]
 	if h != nil && h.forgotten {
 		h.forgotten = false
@@ -390,6 +393,7 @@ func (pc *Pacer) sweep(now time.Time) {
 	pc.sweptAt = now
 	for key, h := range pc.hosts {
 		if h.forgotten && now.Sub(h.loadedAt) >= pc.grace && pc.settled(h, now) {
+			pc.bury(h, now)
 			pc.drop(key)
 			pc.doomed--
 		}
@@ -412,6 +416,7 @@ func (pc *Pacer) Forget(host string) {
 	switch {
 	case h == nil || h.forgotten:
 	case now.Sub(h.loadedAt) >= pc.grace && pc.settled(h, now):
+		pc.bury(h, now) // tomb.go
 		pc.drop(key)
 		pc.npaced.Store(int64(len(pc.hosts)))
 	default:

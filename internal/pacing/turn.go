@@ -37,6 +37,9 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]
+		if h == nil && len(pc.tombs) > 0 {
+			h = pc.reviveLocked(key) // dropped since it was booked (tomb.go)
+		}
 		if h == nil {
 			pc.mu.Unlock()
 			return ctx.Err()
