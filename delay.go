@@ -91,6 +91,7 @@ func (e *Extension) newPacing() {
 		Backend:     cfg.backend,
 		Health:      health,
 		ObserveWait: e.stats.paceWaits.Observe,
+		ForgetGrace: cfg.forgetGrace,
 	})
 	base, limit, wait := cfg.backoffLimits()
 	pauser, _ := cfg.backend.(backend.Pauser)

@@ -98,6 +98,7 @@ type config struct {
 	now              func() time.Time                                 // injectable clock
 	nowSet           bool                                             // WithClock gave now; false: time.Now
 	sleep            func(ctx context.Context, d time.Duration) error // waits on the clock now reads; tests replace it
+	forgetGrace      time.Duration                                    // pacing.Config.ForgetGrace; tests shorten it
 	leaseMargin      time.Duration                                    // lifecycle.Config.LeaseMargin (0: its default); tests shorten it
 	localRetryWait   time.Duration                                    // lifecycle.Config.LocalRetryWait (0: its default); tests shorten it
 	backend          backend.Backend                                  // shared state; nil: the Extension's own

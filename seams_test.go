@@ -894,8 +894,8 @@ type featureCrawl struct {
 	minGap   time.Duration  // by the Extension's clock, between page requests
 }
 
-// featureSeams crosses Apply with MaxDepth, AllowURLRevisit, CacheDir and
-// Async with Wait, on a site whose /chain/N pages link to /chain/N+1 and
+// featureSeams crosses Apply with MaxDepth, AllowURLRevisit, CacheDir,
+// Async with Wait and an abort by a later OnRequest callback, on a site whose /chain/N pages link to /chain/N+1 and
 // whose robots.txt states Crawl-delay: 2 (a step clock: the pace costs no
 // real time, and the gaps are read on it).
 func featureSeams() []seam {
@@ -929,6 +929,22 @@ func featureSeams() []seam {
 			visits:   []string{"/p0", "/p1", "/p2", "/p3", "/p4", "/p5"},
 			requests: map[string]int{"/p0": 1, "/p1": 1, "/p2": 1, "/p3": 1, "/p4": 1, "/p5": 1},
 			onResp:   map[string]int{"/p0": 1, "/p1": 1, "/p2": 1, "/p3": 1, "/p4": 1, "/p5": 1}, minGap: 2 * time.Second},
+		// An aborted request was given its host's turn (internal/pacing's
+		// turn.go) and never reaches the gate: the turn ends a delay
+		// later, and the crawl goes on, paced.
+		{name: "Async, a later OnRequest aborting every other page: the rest fetched once, paced",
+			async: true,
+			setup: func(_ *testing.T, c *colly.Collector) {
+				c.OnRequest(func(r *colly.Request) {
+					var n int
+					if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &n); err == nil && n%2 == 1 {
+						r.Abort()
+					}
+				})
+			},
+			visits:   []string{"/p0", "/p1", "/p2", "/p3", "/p4", "/p5"},
+			requests: map[string]int{"/p0": 1, "/p2": 1, "/p4": 1},
+			onResp:   map[string]int{"/p0": 1, "/p2": 1, "/p4": 1}, minGap: 2 * time.Second},
 	}
 	var rows []seam
 	for _, fc := range crawls {

@@ -37,7 +37,11 @@ func (pc *Pacer) lookup(host string) *hostPace {
 		return h
 	}
 	pc.mu.Lock()
-	h := pc.hosts[HostKey(host)]
+	key := HostKey(host)
+	h := pc.hosts[key]
+	if h == nil && len(pc.tombs) > 0 {
+		h = pc.reviveLocked(key) // tomb.go
+	}
 	if h != nil {
 		pc.last.Store(h) // under mu, so that drop cannot miss it
 	}

@@ -48,7 +48,11 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 	key := HostKey(host)
 	for {
 		pc.mu.Lock()
+		pc.usedTurnLocked(tok) // turn.go
 		h := pc.hosts[key]
+		if h == nil && len(pc.tombs) > 0 {
+			h = pc.reviveLocked(key) // tomb.go
+		}
 		if h == nil {
 			// Not paced, but a redirect hop of this request may lead
 			// into a paced host: remember it under its first URL.
@@ -172,6 +176,7 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 		return grant{}, false
 	}
 	pc.mu.Lock()
+	pc.usedTurnLocked(tok)
 	delete(pc.grants, tok)
 	if f, fleet = pc.fleetClaims[tok]; fleet {
 		delete(pc.fleetClaims, tok)

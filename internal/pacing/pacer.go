@@ -1,6 +1,7 @@
 package pacing
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"math/rand/v2"
@@ -62,6 +63,9 @@ type Config struct {
 	// ObserveWait is given the wait of each paced request in Wait (nil:
 	// none). It runs on the request's goroutine and must not block.
 	ObserveWait func(time.Duration)
+	// ForgetGrace is how long after a Loaded call Forget spares the
+	// host's pace (forgetGrace when ≤ 0); tests shorten it.
+	ForgetGrace time.Duration
 }
 
 // Pacer spaces the page requests to each host by that host's Crawl-delay
@@ -113,6 +117,7 @@ type Config struct {
 // safe for concurrent use; it starts no goroutines.
 type Pacer struct {
 	max     time.Duration   // cap on delays; set by New, read-only after
+	grace   time.Duration   // Config.ForgetGrace or forgetGrace; set by New, read-only after
 	logger  *slog.Logger    // never nil; set by New, read-only after
 	backend backend.Backend // books slots fleet-wide; nil: locally
 	starter backend.Starter // backend as a Starter, nil when it is not one (fleet.go)
@@ -152,6 +157,8 @@ type Pacer struct {
 	mu     sync.Mutex           // guards the fields below; never held while waiting or logging
 	hosts  map[string]*hostPace // by HostKey; only hosts with a delay
 	claims map[any]string       // token → key of the host it claims (gate.go)
+	turns  map[any]turnGiven    // token → the turn it was given, until it reaches the gate (turn.go)
+	tombs  map[string]tomb      // host key → the pace Forget dropped, for a request already past the cache (tomb.go)
 	reqs   map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL  map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
 	grants map[any]grant        // request token → its Starter grant (fleet.go)
@@ -195,6 +202,7 @@ type hostPace struct {
 	claimedAt time.Time     // when it claimed the host
 	doneAt    time.Time     // when the latest request's response headers (or error) came
 	passAt    time.Time     // when the latest request was given its turn (turn.go)
+	turnsOut  int           // requests given a turn that have not reached the gate (turn.go)
 	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // Forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
@@ -216,6 +224,7 @@ func New(cfg Config) *Pacer {
 		def:       min(max(cfg.Default, 0), cfg.MaxDelay),
 		rand:      cfg.Rand,
 		max:       cfg.MaxDelay,
+		grace:     cmp.Or(max(cfg.ForgetGrace, 0), forgetGrace),
 		logger:    cfg.Logger,
 		backend:   cfg.Backend,
 		health:    cfg.Health,
@@ -225,6 +234,8 @@ func New(cfg Config) *Pacer {
 		realClock: cfg.Clock.Now == nil,
 		hosts:     make(map[string]*hostPace),
 		claims:    make(map[any]string),
+		turns:     make(map[any]turnGiven),
+		tombs:     make(map[string]tomb),
 		reqs:      make(map[any]*url.URL),
 		byURL:     make(map[*url.URL]any),
 		grants:    make(map[any]grant),
@@ -328,6 +339,7 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 	warn := false
 
 	pc.mu.Lock()
+	delete(pc.tombs, key) // the host's pace is known afresh
 	h := pc.hosts[key]
 	if h != nil && h.forgotten {
 		h.forgotten = false
@@ -359,7 +371,7 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 		warn = !h.warned
 		h.warned = true
 	}
-	if pc.doomed > 0 && now.Sub(pc.sweptAt) >= forgetGrace {
+	if pc.doomed > 0 && now.Sub(pc.sweptAt) >= pc.grace {
 		pc.sweep(now)
 	}
 	pc.mu.Unlock()
@@ -380,7 +392,8 @@ func (pc *Pacer) Loaded(host string, delay time.Duration, ok bool, fetchedAt tim
 func (pc *Pacer) sweep(now time.Time) {
 	pc.sweptAt = now
 	for key, h := range pc.hosts {
-		if h.forgotten && now.Sub(h.loadedAt) >= forgetGrace && pc.settled(h, now) {
+		if h.forgotten && now.Sub(h.loadedAt) >= pc.grace && pc.settled(h, now) {
+			pc.bury(h, now)
 			pc.drop(key)
 			pc.doomed--
 		}
@@ -402,7 +415,8 @@ func (pc *Pacer) Forget(host string) {
 	h := pc.hosts[key]
 	switch {
 	case h == nil || h.forgotten:
-	case now.Sub(h.loadedAt) >= forgetGrace && pc.settled(h, now):
+	case now.Sub(h.loadedAt) >= pc.grace && pc.settled(h, now):
+		pc.bury(h, now) // tomb.go
 		pc.drop(key)
 		pc.npaced.Store(int64(len(pc.hosts)))
 	default:

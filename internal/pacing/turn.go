@@ -37,6 +37,9 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 	for {
 		pc.mu.Lock()
 		h := pc.hosts[key]
+		if h == nil && len(pc.tombs) > 0 {
+			h = pc.reviveLocked(key) // dropped since it was booked (tomb.go)
+		}
 		if h == nil {
 			pc.mu.Unlock()
 			return ctx.Err()
@@ -64,6 +67,7 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay), h.passAt.Add(delay))
 		if !start.After(now) {
 			h.passAt = now
+			pc.giveTurnLocked(tok, h, now)
 			pc.mu.Unlock()
 			return ctx.Err()
 		}
@@ -74,14 +78,55 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 	}
 }
 
+// turnsSweepAt is how many turns given and not yet seen at the gate make
+// the Pacer drop those older than maxClaim: requests aborted by a later
+// OnRequest callback, which never reach the gate.
+const turnsSweepAt = 1024
+
+// turnGiven is a turn a request was given and has not yet used.
+type turnGiven struct {
+	h  *hostPace
+	at time.Time
+}
+
+// giveTurnLocked records that request tok was given h's turn at now, so
+// that h is not dropped (settled) before tok reaches the gate, however
+// long it waits for a Colly slot. A nil tok (a redirect hop) is not
+// recorded. pc.mu must be held.
+func (pc *Pacer) giveTurnLocked(tok any, h *hostPace, now time.Time) {
+	if tok == nil {
+		return
+	}
+	if len(pc.turns) >= turnsSweepAt {
+		for t, g := range pc.turns {
+			if now.Sub(g.at) >= maxClaim {
+				pc.usedTurnLocked(t)
+			}
+		}
+	}
+	pc.usedTurnLocked(tok)
+	pc.turns[tok] = turnGiven{h: h, at: now}
+	h.turnsOut++
+}
+
+// usedTurnLocked forgets request tok's turn: it reached the gate, or
+// ended. pc.mu must be held.
+func (pc *Pacer) usedTurnLocked(tok any) {
+	if g, ok := pc.turns[tok]; ok {
+		g.h.turnsOut--
+		delete(pc.turns, tok)
+	}
+}
+
 // settled reports whether h has nothing left to keep at now: no request
-// claims it or waits for it, and a delay has passed since its latest
-// start, response headers, turn and booked slot. Only then may its pace
+// claims it or waits for it, none given a turn has reached the gate yet,
+// and a delay has passed since its latest start, response headers, turn
+// and booked slot. Only then may its pace
 // be dropped: a request of a host dropped earlier would find no pace at
 // the gate and go at once, however recently the previous one went.
 // pc.mu must be held.
 func (pc *Pacer) settled(h *hostPace, now time.Time) bool {
-	if h.busy || h.waiting.Load() > 0 {
+	if h.busy || h.waiting.Load() > 0 || h.turnsOut > 0 {
 		return false
 	}
 	last := later(h.lastStart, h.doneAt, h.passAt, pc.at(h.latest.Load()))

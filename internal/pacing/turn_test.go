@@ -166,3 +166,39 @@ func waitClaimWaiter(t *testing.T, pc *Pacer, host string, left chan time.Time) 
 		}
 	}
 }
+
+// TestForgetThenRequests: two requests that found the host's robots.txt
+// cached reach Wait just after an eviction dropped the host's pace
+// (Forget, settled). The pace is revived from its tomb (tomb.go), so the
+// second waits a delay after the first; without it both went at once.
+func TestForgetThenRequests(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	pc, clk := newFakePacer(0, nil)
+	pc.Loaded("a.example", d, true, paceEpoch)
+	pc.Loaded("b.example", d, true, paceEpoch) // keeps some host paced
+	clk.advance(2 * forgetGrace)
+	pc.Forget("a.example")
+	if _, ok := pc.Info("a.example"); ok {
+		t.Fatal("a settled pace was kept by Forget")
+	}
+	ctx := context.Background()
+	var left []time.Time
+	for _, tok := range []string{"r1", "r2"} {
+		if err := pc.Wait(ctx, "a.example", tok); err != nil {
+			t.Fatal(err)
+		}
+		left = append(left, clk.now())
+		if err := pc.Gate(ctx, "a.example", tok, nil); err != nil {
+			t.Fatal(err)
+		}
+		pc.Done("a.example")
+		pc.Ended(ctx, tok)
+	}
+	if gap := left[1].Sub(left[0]); gap < d {
+		t.Errorf("the second request went %v after the first, want at least %v", gap, d)
+	}
+	if !left[0].Equal(paceEpoch.Add(2 * forgetGrace)) {
+		t.Errorf("the first request waited %v, want none (its host idle for minutes)", left[0].Sub(paceEpoch.Add(2*forgetGrace)))
+	}
+}

@@ -160,8 +160,8 @@ func (pc *Pacer) fleetSize() int {
 	return 1
 }
 
-// HopWait is what a redirect hop to host must wait for its slot, without
-// booking it: 0 for hosts without a delay. With a Backend it is an upper
+// HopWait is what a redirect hop to host must wait for its slot and its
+// turn (turn.go), without booking them: 0 for hosts without a delay. With a Backend it is an upper
 // bound (the local view plus one delay for the rest of the fleet).
 func (pc *Pacer) HopWait(host string) time.Duration {
 	if pc.npaced.Load() == 0 {
@@ -174,7 +174,7 @@ func (pc *Pacer) HopWait(host string) time.Duration {
 		return 0
 	}
 	now := pc.now()
-	w := later(now, pc.at(h.latest.Load()).Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now)
+	w := later(now, pc.at(h.latest.Load()).Add(h.delay), h.lastStart.Add(h.delay), h.doneAt.Add(h.delay), h.passAt.Add(h.delay)).Sub(now)
 	if pc.backend != nil {
 		w = max(w, h.delay)
 	}
