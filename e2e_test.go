@@ -286,7 +286,13 @@ func TestE2EFailModes(t *testing.T) {
 			} else if len(vs) != 2 || vs[0].Reason != tt.reason || st.Blocked[tt.reason] != 2 {
 				t.Errorf("blocked %v, stats %+v", vs, st)
 			}
-			if n := s.robotsHits.Load(); n != 1 {
+			// Once, and never again within the back-off. The stalled row's
+			// 50 ms can end before a loaded machine runs the handler at all
+			// (seen under the race detector beside other test binaries): the
+			// request was sent and timed out, which is the row's subject, but
+			// the server may not have counted it.
+			n := s.robotsHits.Load()
+			if n > 1 || n == 0 && !strings.HasPrefix(tt.name, "stall") {
 				t.Errorf("robots.txt fetched %d times (backoff not honoured)", n)
 			}
 		})
