@@ -8,6 +8,7 @@ package robotsext
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/metrics"
@@ -23,8 +24,12 @@ import (
 
 // scaleCrawl is one crawl of a simhost.Server.
 type scaleCrawl struct {
-	srv    *simhost.Server
-	plain  bool          // plain Colly: no Extension (Colly's own robots.txt check off too)
+	srv   *simhost.Server
+	plain bool // plain Colly: no Extension (Colly's own robots.txt check off too)
+	// robots, with plain, has plain Colly GET each host's robots.txt once
+	// (body read, not parsed) before its first page, with the client the
+	// Extension would use: the requests the Extension adds, without it.
+	robots bool
 	opts   []Option      // the Extension's options, after the robots.txt client
 	par    int           // the LimitRule's Parallelism
 	follow bool          // visit the links of each page
@@ -89,6 +94,7 @@ func (sc scaleCrawl) run() scaleResult {
 	defer cancel()
 	c := colly.NewCollector(colly.Async(true), colly.UserAgent("ScaleBot/1.0"), colly.StdlibContext(ctx))
 	c.WithTransport(sc.srv.Transport())
+	robotsClient := &http.Client{Transport: sc.srv.Transport(), Timeout: 10 * time.Second}
 	_ = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: sc.par})
 	var (
 		mu      sync.Mutex
@@ -108,9 +114,12 @@ func (sc scaleCrawl) run() scaleResult {
 	})
 	if sc.plain {
 		c.IgnoreRobotsTxt = true
+		if sc.robots {
+			c.OnRequest(fetchRobotsOnce(robotsClient))
+		}
 	} else {
 		opts := append([]Option{WithLogger(slog.New(slog.DiscardHandler)),
-			WithHTTPClient(&http.Client{Transport: sc.srv.Transport(), Timeout: 10 * time.Second})}, sc.opts...)
+			WithHTTPClient(robotsClient)}, sc.opts...)
 		ext := Apply(c, opts...)
 		if sc.apply != nil {
 			sc.apply(ext)
@@ -207,5 +216,39 @@ func seedAll(srv *simhost.Server) func(context.Context, func(string)) {
 		for i := range srv.Hosts() {
 			visit(simhost.URL(i, 0))
 		}
+	}
+}
+
+// seedPages is a feed that visits every page of every host at once, page
+// 0 of every host first.
+func seedPages(srv *simhost.Server) func(context.Context, func(string)) {
+	return func(_ context.Context, visit func(string)) {
+		most := 0
+		for i := range srv.Hosts() {
+			most = max(most, srv.Spec(i).Pages)
+		}
+		for p := range most {
+			for i := range srv.Hosts() {
+				if p < srv.Spec(i).Pages {
+					visit(simhost.URL(i, p))
+				}
+			}
+		}
+	}
+}
+
+// fetchRobotsOnce is an OnRequest callback that GETs the robots.txt of
+// each host once, before its first request goes on, and reads its body.
+func fetchRobotsOnce(cl *http.Client) colly.RequestCallback {
+	var hosts sync.Map // host → *sync.Once
+	return func(r *colly.Request) {
+		o, _ := hosts.LoadOrStore(r.URL.Host, new(sync.Once))
+		o.(*sync.Once).Do(func() {
+			resp, err := cl.Get("http://" + r.URL.Host + "/robots.txt")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
 	}
 }

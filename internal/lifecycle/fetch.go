@@ -189,7 +189,7 @@ func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Ro
 
 	switch s := resp.StatusCode; {
 	case s >= 200 && s < 300:
-		body, truncated, err := readBody(resp.Body, cfg.MaxBodySize)
+		body, truncated, err := readBody(resp.Body, cfg.MaxBodySize, resp.ContentLength)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -256,11 +256,31 @@ func countRedirects(resp *http.Response) int {
 }
 
 // readBody reads at most limit bytes. When the body is longer, the rest
-// is ignored and the line the limit cut is dropped.
-func readBody(body io.Reader, limit int) (b []byte, truncated bool, err error) {
-	b, err = io.ReadAll(io.LimitReader(body, int64(limit)+1))
-	if err != nil {
-		return nil, false, err
+// is ignored and the line the limit cut is dropped. size is the body's
+// declared length (-1: unknown): the buffer starts that large, up to the
+// limit, so that a 400 KB robots.txt is read into one allocation rather
+// than copied through a dozen growing ones; a length that lies costs at
+// most the limit, and reading goes on past it the usual way.
+func readBody(body io.Reader, limit int, size int64) (b []byte, truncated bool, err error) {
+	n := int64(limit) + 1
+	c := int64(512)
+	if size >= 0 {
+		c = min(size, n) + 1 // + 1: the read that finds EOF needs no growth
+	}
+	b = make([]byte, 0, c)
+	r := io.LimitReader(body, n)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, e := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if e == io.EOF {
+			break
+		}
+		if e != nil {
+			return nil, false, e
+		}
 	}
 	if len(b) <= limit {
 		return b, false, nil

@@ -502,7 +502,7 @@ func TestBodyReadLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 500 << 10
 	r := &countingReader{r: io.LimitReader(zeroes{}, 10*limit)}
-	b, truncated, err := readBody(r, limit)
+	b, truncated, err := readBody(r, limit, -1)
 	if err != nil || !truncated || len(b) != 0 || r.n > limit+1+32*1024 {
 		t.Errorf("read %d bytes, kept %d, truncated %v, %v", r.n, len(b), truncated, err)
 	}

@@ -24,6 +24,7 @@ type Server struct {
 	big   []byte         // the Big robots.txt
 	done  chan struct{}  // closed by Close: hanging answers end
 	start time.Time
+	once  sync.Once // Close's
 
 	mu       sync.Mutex
 	hosts    []hostLog       // guarded by mu
@@ -58,11 +59,25 @@ func New(n int, spec func(i int) Spec) *Server {
 	return s
 }
 
-// Close ends every hanging answer and stops the server.
+// Close ends every hanging answer and stops the server; later calls do
+// nothing.
 func (s *Server) Close() {
-	close(s.done)
-	s.srv.CloseClientConnections()
-	s.srv.Close()
+	s.once.Do(func() {
+		close(s.done)
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+}
+
+// InFlight is the number of page requests being answered now.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, h := range s.hosts {
+		n += h.inflight
+	}
+	return n
 }
 
 // Spec returns host i's Spec.
