@@ -153,7 +153,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 		}
 	}
 	if mark != 0 {
-		e.local.Mark(r, mark, e.abandoned)
+		e.local.Mark(r, mark, r.URL, e.abandoned)
 	}
 	return mark != 0
 }
@@ -232,10 +232,14 @@ func (e *Extension) paceClaimed(_ *http.Request, owner any) error {
 // served without a request, which the host's pace, back-off and tallies
 // never see (a page the transport served after the pace ends its claim).
 // A response that did not pass the page cache's transport tells that the
-// collector's transport was replaced.
+// collector's transport was replaced. After a redirect answered locally,
+// the mark is not the final hop's: the claim its hops took (under the
+// first URL, redirect.go) ends here, and the response is the site's.
 func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
-	if e.local.Any() && e.local.Unmark(resp.Request) {
+	if u, ok := e.local.Unmark(resp.Request); ok && u == resp.Request.URL {
 		return true
+	} else if ok {
+		e.pacer.Ended(e.context(), u)
 	}
 	if e.pages == nil || resp.Headers == nil {
 		return false
@@ -256,8 +260,12 @@ func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 // pageFailed is the page cache's OnError hook: a claimed request that
 // failed (aborted after OnRequest) releases its claim.
 func (e *Extension) pageFailed(resp *colly.Response) {
-	if resp != nil && resp.Request != nil && e.local.Any() && e.local.Unmark(resp.Request) {
-		e.pages.Release(resp.Request.URL)
+	if resp == nil {
+		return
+	}
+	if u, ok := e.local.Unmark(resp.Request); ok {
+		e.pages.Release(u)
+		e.pacer.Ended(e.context(), u) // a hop after a redirect answered locally
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -106,7 +107,9 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 		}
 		// The previous hop's answer was a redirect, which the collector
 		// never sees: it is counted here, followed or not (responses.go).
-		e.responded(via[len(via)-1].URL, Status3xx)
+		if !pagecache.FromCache(req.Response) {
+			e.responded(via[len(via)-1].URL, Status3xx)
+		}
 		return countedHop(err)
 	}
 }
@@ -199,7 +202,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 // when the wait fits (see hopInlineMax), and is deferred otherwise.
 func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
 	prev := via[len(via)-1]
-	if po, err := originOf(prev.URL); err == nil {
+	if po, err := originOf(prev.URL); err == nil && !pagecache.FromCache(req.Response) { // a cached redirect claimed nothing
 		e.pacer.Done(po.Host)
 	}
 	o, err := originOf(req.URL)

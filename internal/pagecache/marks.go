@@ -2,10 +2,14 @@ package pagecache
 
 // This file is Marks: the requests the root answers without sending them
 // (from this cache, or Colly's own), by the caller's request value, so
-// that its later hooks skip the pace and the tallies for them.
+// that its later hooks skip the pace and the tallies for them. A mark
+// belongs to the hop it was made for, named by its URL: a redirect the
+// cache served is followed by a hop that goes out, whose response is not
+// a local answer.
 
 import (
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 )
@@ -19,8 +23,15 @@ const MaxMarks = 4096
 // of local answer it gets. Its zero value is ready; it is safe for
 // concurrent use.
 type Marks struct {
-	m sync.Map     // request → kind
+	m sync.Map     // request → mark
 	n atomic.Int64 // the marks in m
+}
+
+// mark is one request's: the kind of its local answer, and the URL of
+// the hop it answers (a pointer: that hop's, not an equal one).
+type mark struct {
+	kind int
+	u    *url.URL
 }
 
 // Any reports whether some request is marked: one atomic load, for hooks
@@ -30,9 +41,10 @@ func (m *Marks) Any() bool { return m.n.Load() != 0 }
 // Len returns how many requests are marked.
 func (m *Marks) Len() int64 { return m.n.Load() }
 
-// Mark marks request k with kind. Past MaxMarks, first it unmarks every
-// request abandoned reports true for, after calling it.
-func (m *Marks) Mark(k any, kind int, abandoned func(k any) bool) {
+// Mark marks request k, whose hop to u gets a local answer, with kind.
+// Past MaxMarks, first it unmarks every request abandoned reports true
+// for, after calling it.
+func (m *Marks) Mark(k any, kind int, u *url.URL, abandoned func(k any) bool) {
 	if m.n.Add(1) > MaxMarks {
 		m.m.Range(func(k, _ any) bool {
 			if abandoned(k) {
@@ -41,7 +53,7 @@ func (m *Marks) Mark(k any, kind int, abandoned func(k any) bool) {
 			return true
 		})
 	}
-	m.m.Store(k, kind)
+	m.m.Store(k, mark{kind, u})
 }
 
 // Kind returns request k's mark.
@@ -50,16 +62,21 @@ func (m *Marks) Kind(k any) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	return v.(int), true
+	return v.(mark).kind, true
 }
 
-// Unmark forgets request k's mark, reporting whether it had one.
-func (m *Marks) Unmark(k any) bool {
-	_, ok := m.m.LoadAndDelete(k)
-	if ok {
-		m.n.Add(-1)
+// Unmark forgets request k's mark, reporting whether it had one and the
+// URL of the hop it was made for: one atomic load while none is marked.
+func (m *Marks) Unmark(k any) (u *url.URL, ok bool) {
+	if !m.Any() {
+		return nil, false
 	}
-	return ok
+	v, ok := m.m.LoadAndDelete(k)
+	if !ok {
+		return nil, false
+	}
+	m.n.Add(-1)
+	return v.(mark).u, true
 }
 
 // SentHeader is h as net/http sends it with the cookies of a jar (added

@@ -152,6 +152,12 @@ func (t *Transport) answer(key string, e *Entry, req *http.Request, resp *http.R
 	return resp
 }
 
+// FromCache reports whether resp was a fresh hit of a Transport: nothing
+// was sent for it.
+func FromCache(resp *http.Response) bool {
+	return resp != nil && resp.Header.Get(StatusHeader) == Hit.String()
+}
+
 // send passes req through Next, marking the response with r.
 func (t *Transport) send(req *http.Request, r Result) (*http.Response, error) {
 	resp, err := t.next().RoundTrip(req)
