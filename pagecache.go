@@ -214,8 +214,14 @@ func (e *Extension) paceLate(c *colly.Collector, r *colly.Request) {
 
 // paceClaimed is the cache transport's Pace: a claimed request the
 // transport found it may not serve (its header changed after the wire
-// hook) is paced, and gated as at the wire, before it is sent.
-func (e *Extension) paceClaimed(_ *http.Request, owner any) error {
+// hook) is paced, and gated as at the wire, before it is sent. A request
+// sent again after a 304 that matched no stored copy (owner nil) is paced
+// as a redirect hop to itself: the 304 is counted and ends its claim.
+func (e *Extension) paceClaimed(req *http.Request, owner any) error {
+	if owner == nil {
+		e.responded(req.URL, Status3xx)
+		return e.paceHop(req, []*http.Request{pagecache.FirstHop(req), req}, true)
+	}
 	o, ok := owner.(claimOwner)
 	if !ok {
 		return nil

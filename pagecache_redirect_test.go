@@ -3,6 +3,8 @@ package robotsext
 import (
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +74,69 @@ func TestPageCacheCachedRedirect(t *testing.T) {
 			}
 			if run.moved >= time.Minute {
 				t.Errorf("the run's pace waited %v, want about one Crawl-delay", run.moved)
+			}
+		})
+	}
+}
+
+// TestPageCacheResendPaced: a 304 whose ETag matches no stored response
+// (the site answers by If-Modified-Since alone, with its new ETag) makes
+// the cache send the request again unconditionally; that second request
+// waits for its host's Crawl-delay after the 304, like any other, and
+// both answers are counted as the site sent them (a 304, then a 200). A
+// wait too long for the client's timeout defers it as a redirect hop is
+// (ErrRedirectDeferred): it is re-issued, and the page still delivered.
+// Before: it went out at once (a 0 s gap at the site with Crawl-delay
+// 0.5) and Responses said 2xx:1.
+func TestPageCacheResendPaced(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		delay string
+		gap   time.Duration
+		got   string
+		errs  int
+	}{
+		{"0.5", 500 * time.Millisecond, "/p 200 stale rev2", 0},
+		{"11", 11 * time.Second, "/p 200 miss rev2", 1},
+	} {
+		t.Run(tt.delay, func(t *testing.T) {
+			t.Parallel()
+			var rev atomic.Int32
+			rev.Store(1)
+			var mu sync.Mutex
+			var at []time.Time // when the site saw each page request
+			const lm = "Sat, 01 Feb 2025 00:00:00 GMT"
+			var s *caseSite
+			s = newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				at = append(at, s.clk.now())
+				mu.Unlock()
+				w.Header().Set("Cache-Control", "no-cache")
+				w.Header().Set("ETag", fmt.Sprintf(`"rev%d"`, rev.Load()))
+				w.Header().Set("Last-Modified", lm)
+				if r.Header.Get("If-Modified-Since") == lm {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				fmt.Fprintf(w, "rev%d", rev.Load())
+			}, tt.delay)
+			dir := t.TempDir()
+			crawlCase(t, s, dir, visit(s.URL+"/p"))
+			rev.Store(2)
+			mu.Lock()
+			at = nil
+			mu.Unlock()
+			run := crawlCase(t, s, dir, visit(s.URL+"/p"))
+			mu.Lock()
+			defer mu.Unlock()
+			if len(run.got) != 1 || run.got[0] != tt.got || len(run.errs) != tt.errs || len(at) != 2 {
+				t.Fatalf("callbacks got %q, errors %q, %d requests; want %q after a 304, %d errors, 2 requests", run.got, run.errs, len(at), tt.got, tt.errs)
+			}
+			if gap := at[1].Sub(at[0]); gap < tt.gap {
+				t.Errorf("the request sent again after the 304 went %v after it, want the %v Crawl-delay", gap, tt.gap)
+			}
+			if sent := run.ext.Stats().Responses; sent[Status3xx] != 1 || sent[Status2xx] != 1 {
+				t.Errorf("Stats().Responses %v; want the site's 304 and 200: 3xx:1 2xx:1", sent)
 			}
 		})
 	}

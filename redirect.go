@@ -132,7 +132,7 @@ func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next Red
 			req.Header.Del("Authorization")
 		}
 	}
-	err := e.paceHop(req, via)
+	err := e.paceHop(req, via, !pagecache.FromCache(req.Response)) // a cached redirect claimed nothing
 	if d, ok := err.(*DeferredRedirectError); ok {
 		e.deferred(d, via[0], hops)
 	}
@@ -197,12 +197,12 @@ func (e *Extension) checkHop(req *http.Request) error {
 }
 
 // paceHop keeps the hop's host's Crawl-delay. The previous request's
-// response (the redirect) has come, so its host's claim ends; then
-// the hop waits for its slot and passes the gate under the chain's token
-// when the wait fits (see hopInlineMax), and is deferred otherwise.
-func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
-	prev := via[len(via)-1]
-	if po, err := originOf(prev.URL); err == nil && !pagecache.FromCache(req.Response) { // a cached redirect claimed nothing
+// response (the redirect) has come, so its host's claim ends when it was
+// answered by the host; then the hop waits for its slot and passes the
+// gate under the chain's token when the wait fits (see hopInlineMax), and
+// is deferred otherwise.
+func (e *Extension) paceHop(req *http.Request, via []*http.Request, answered bool) error {
+	if po, err := originOf(via[len(via)-1].URL); err == nil && answered {
 		e.pacer.Done(po.Host)
 	}
 	o, err := originOf(req.URL)

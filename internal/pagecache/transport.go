@@ -24,7 +24,10 @@ type Transport struct {
 	// not serve after all (as sent, its header no longer matches the
 	// claimed entry), with the owner given to Claim, before it is sent:
 	// the request skipped its host's pace for the claim, and waits for it
-	// there. An error fails the request unsent.
+	// there. It is called with a nil owner before a request is sent again
+	// unconditionally after a 304 that matched no stored response: the
+	// 304 was the host's answer, and the request waits for its pace anew.
+	// An error fails the request unsent.
 	Pace func(req *http.Request, owner any) error
 }
 
@@ -123,6 +126,14 @@ func (t *Transport) exchange(req *http.Request, e *Entry) (resp *http.Response, 
 	if Matches(e, resp.Header) {
 		return resp, true, sent, c.now(), nil
 	}
+	// The stored copy is not the origin's any more: it is dropped (a
+	// request deferred by Pace, sent again later, is then a plain miss).
+	_ = c.store.Delete(req.Context(), Key(req.Method, req.URL))
+	if t.Pace != nil {
+		if err := t.Pace(req, nil); err != nil {
+			return nil, false, sent, c.now(), err
+		}
+	}
 	sent = c.now()
 	resp, err = t.next().RoundTrip(req)
 	return resp, false, sent, c.now(), err
@@ -150,6 +161,15 @@ func (t *Transport) answer(key string, e *Entry, req *http.Request, resp *http.R
 	c.count(result, 0)
 	resp.Header.Set(StatusHeader, result.String())
 	return resp
+}
+
+// FirstHop returns the first request of req's redirect chain (req itself
+// when it is not a redirect hop).
+func FirstHop(req *http.Request) *http.Request {
+	for req.Response != nil && req.Response.Request != nil {
+		req = req.Response.Request
+	}
+	return req
 }
 
 // FromCache reports whether resp was a fresh hit of a Transport: nothing
