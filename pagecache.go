@@ -50,7 +50,8 @@ func NewDiskPageStore(dir string, limit int64) (PageStore, error) {
 // cannot be created is logged and the crawl goes on uncached.
 //
 // The cache is the collectors' transport: Apply and Attach set it, in
-// front of WithHTTPClient's transport (http.DefaultTransport without). A
+// front of the transport the collector has (a proxy or transport set
+// before Apply), else WithHTTPClient's (http.DefaultTransport without). A
 // transport or proxy set on the collector after Apply must be wrapped:
 // c.WithTransport(ext.PageTransport(t)). One set otherwise (SetProxy,
 // SetProxyFunc, SetClient, WithTransport) replaces the cache: a Warn says
@@ -115,14 +116,15 @@ func (e *Extension) newPageCache() {
 	}
 }
 
-// attachPageCache makes the page cache c's transport.
+// attachPageCache makes the page cache c's transport, in front of the
+// one c has (a proxy or transport set before Apply), else WithHTTPClient's.
 func (e *Extension) attachPageCache(c *colly.Collector) {
 	if e.pages == nil {
 		return
 	}
-	next := http.DefaultTransport
-	if e.cfg.client != nil && e.cfg.client.Transport != nil {
-		next = e.cfg.client.Transport
+	next := pagecache.CollectorTransport(c)
+	if next == nil && e.cfg.client != nil {
+		next = e.cfg.client.Transport // nil: http.DefaultTransport
 	}
 	c.WithTransport(e.PageTransport(next))
 	c.OnError(func(resp *colly.Response, _ error) { e.pageFailed(resp) })

@@ -2,7 +2,9 @@ package robotsext
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -139,5 +141,44 @@ func TestPageCacheResendPaced(t *testing.T) {
 				t.Errorf("Stats().Responses %v; want the site's 304 and 200: 3xx:1 2xx:1", sent)
 			}
 		})
+	}
+}
+
+// TestPageCacheKeepsTransport: a proxy or transport set on the collector
+// before Apply stays its transport, behind the page cache: every request
+// sent asks the proxy, and the pages are cached. Before: Apply with
+// WithPageCache replaced it with http.DefaultTransport, silently (0 proxy
+// calls; 1 without the cache).
+func TestPageCacheKeepsTransport(t *testing.T) {
+	t.Parallel()
+	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=600")
+		fmt.Fprint(w, "page")
+	}, "0")
+	for _, tt := range []struct {
+		name string
+		set  func(c *colly.Collector, proxy func(*http.Request) (*url.URL, error))
+	}{
+		{"SetProxyFunc", func(c *colly.Collector, p func(*http.Request) (*url.URL, error)) { c.SetProxyFunc(p) }},
+		{"WithTransport", func(c *colly.Collector, p func(*http.Request) (*url.URL, error)) {
+			c.WithTransport(&http.Transport{Proxy: p})
+		}},
+	} {
+		dir := t.TempDir()
+		for run := range 2 {
+			var proxied atomic.Int32
+			c := colly.NewCollector(colly.StdlibContext(crawlContext(t)))
+			tt.set(c, func(*http.Request) (*url.URL, error) { proxied.Add(1); return nil, nil })
+			Apply(c, WithPageCache(dir), WithLogger(slog.New(slog.DiscardHandler)), WithClock(s.clk.now), withSleep(s.clk.sleep))
+			var pages int
+			c.OnResponse(func(*colly.Response) { pages++ })
+			before := s.requests.Load()
+			_ = c.Visit(s.URL + "/p")
+			c.Wait()
+			sent := s.requests.Load() - before
+			if pages != 1 || int64(proxied.Load()) != sent || sent != int64(1-run) {
+				t.Errorf("%s, run %d: %d pages, %d requests, %d proxy calls; want 1 page, %d requests, each through the proxy", tt.name, run+1, pages, sent, proxied.Load(), 1-run)
+			}
+		}
 	}
 }
