@@ -266,11 +266,9 @@ func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 }
 
 // pageFailed is the page cache's OnError hook: a claimed request that
-// failed (aborted after OnRequest) releases its claim.
+// failed (aborted after OnRequest) releases its claim. Colly's OnError
+// gets a Response with its Request, always.
 func (e *Extension) pageFailed(resp *colly.Response) {
-	if resp == nil {
-		return
-	}
 	if u, ok := e.local.Unmark(resp.Request); ok {
 		e.pages.Release(u)
 		e.pacer.Ended(e.context(), u) // a hop after a redirect answered locally

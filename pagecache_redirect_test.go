@@ -1,6 +1,7 @@
 package robotsext
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -180,5 +181,43 @@ func TestPageCacheKeepsTransport(t *testing.T) {
 				t.Errorf("%s, run %d: %d pages, %d requests, %d proxy calls; want 1 page, %d requests, each through the proxy", tt.name, run+1, pages, sent, proxied.Load(), 1-run)
 			}
 		}
+	}
+}
+
+// TestPageCacheCountsAsSent: Stats().Responses counts what the site sent.
+// A revalidated page is the site's 304 (3xx), though the callbacks get
+// the stored 200; a request the crawl's context ended before it was sent
+// is no response at all. Before: 2xx:1 for the 304, and none:1 for the
+// request never sent.
+func TestPageCacheCountsAsSent(t *testing.T) {
+	t.Parallel()
+	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, "v1")
+	}, "0")
+	dir := t.TempDir()
+	crawlCase(t, s, dir, visit(s.URL+"/p"))
+	ctx, cancel := context.WithCancel(crawlContext(t))
+	c := colly.NewCollector(colly.StdlibContext(ctx))
+	c.AllowURLRevisit = true
+	ext := Apply(c, WithPageCache(dir), WithLogger(slog.New(slog.DiscardHandler)), WithClock(s.clk.now), withSleep(s.clk.sleep))
+	c.OnRequest(func(r *colly.Request) { // after Apply's hook: r was paced, and is not sent
+		if r.URL.Path == "/cancelled" {
+			cancel()
+		}
+	})
+	var got []string
+	c.OnResponse(func(r *colly.Response) { got = append(got, CacheResultOf(r).String()) })
+	before := s.requests.Load()
+	_ = c.Visit(s.URL + "/p")
+	_ = c.Visit(s.URL + "/cancelled")
+	sent := ext.Stats().Responses
+	if fmt.Sprint(got) != "[revalidated]" || s.requests.Load()-before != 1 || len(sent) != 1 || sent[Status3xx] != 1 {
+		t.Errorf("callbacks got %q, %d requests at the site, Stats().Responses %v; want [revalidated], 1, map[3xx:1]", got, s.requests.Load()-before, sent)
 	}
 }

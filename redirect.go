@@ -253,7 +253,7 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 	}
 	ctx := contextOf(c)
 	ended := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
-	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 && !ended { // ended: no answer was awaited
 		e.responded(resp.Request.URL, class) // responses.go
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {

@@ -32,6 +32,16 @@ const (
 // ParseResult reads a Result's String back; anything else is None.
 func ParseResult(s string) Result { return cacheresult.Parse(s) }
 
+// SentStatus is the status the origin sent for a response the Transport
+// returned with status and header h: 304 for a revalidated page (its
+// callbacks get the stored status), status otherwise.
+func SentStatus(status int, h *http.Header) int {
+	if h != nil && h.Get(StatusHeader) == Revalidated.String() {
+		return http.StatusNotModified
+	}
+	return status
+}
+
 const (
 	// StatusHeader is the response field the Transport sets, on every
 	// response it returns, to its Result (a server's own is replaced).
