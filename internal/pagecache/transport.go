@@ -66,29 +66,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := Key(req.Method, req.URL)
 	e, fresh := c.Lookup(req.Context(), req.Method, req.URL, req.Header)
-	for !fresh { // one request of a key at a time: the others wait for its entry
-		wait := c.join(key)
-		if wait == nil {
+	var own *flight // the flight this request leads; nil when it leads none
+	for !fresh {    // one request of a key at a time: the others wait for its entry
+		wait, mine := c.join(key)
+		if own = mine; wait == nil {
 			break
 		}
-		if err := waitFlight(req.Context(), wait); err != nil {
+		kept, err := waitFlight(req.Context(), wait)
+		if err != nil {
 			return nil, err
 		}
-		e, fresh = c.Lookup(req.Context(), req.Method, req.URL, req.Header)
+		if e, fresh = c.Lookup(req.Context(), req.Method, req.URL, req.Header); !kept {
+			break // nothing was stored: go out now, beside the others
+		}
 	}
 	if fresh {
 		return c.serve(e, req, Hit), nil
 	}
 	resp, validated, sent, got, err := t.exchange(req, e)
 	if err != nil {
-		c.land(key)
+		c.land(key, own, false)
 		return resp, err
 	}
 	if validated {
-		defer c.land(key)
+		defer c.land(key, own, true)
 		return c.freshen(e, resp, req, sent, got), nil
 	}
-	return t.answer(key, e, req, resp, sent, got), nil
+	return t.answer(key, own, e, req, resp, sent, got), nil
 }
 
 // exchange sends req, conditional on e's validators when e is stored. A
@@ -142,21 +146,21 @@ func (t *Transport) exchange(req *http.Request, e *Entry) (resp *http.Response, 
 // answer handles a full response to a cacheable request: it is stored
 // while the caller reads its body, when it may be; a stored copy it
 // replaces is dropped, one an error answered (a 5xx, a 429) is kept.
-func (t *Transport) answer(key string, e *Entry, req *http.Request, resp *http.Response, sent, got time.Time) *http.Response {
+func (t *Transport) answer(key string, own *flight, e *Entry, req *http.Request, resp *http.Response, sent, got time.Time) *http.Response {
 	c := t.Cache
 	result := Miss
 	if e != nil {
 		result = Stale
 	}
 	if Storable(req.Method, resp.StatusCode, resp.Header, ParseCacheControl(req.Header)) {
-		t.storing(key, req, resp, sent, got)
+		t.storing(key, own, req, resp, sent, got)
 	} else {
 		if e != nil && (resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests) {
 			result = None // the origin did not answer for the page: its stored copy stays
 		} else if e != nil {
 			_ = c.store.Delete(req.Context(), key) // replaced by a response that may not be stored
 		}
-		c.land(key)
+		c.land(key, own, false)
 	}
 	c.count(result, 0)
 	resp.Header.Set(StatusHeader, result.String())
@@ -197,7 +201,7 @@ func (t *Transport) next() http.RoundTripper {
 // storing makes resp's body store the response once the caller has read
 // it to the end (a body over the Cache's MaxEntry, or one closed early, is
 // not stored): what the caller does not read is not downloaded.
-func (t *Transport) storing(key string, req *http.Request, resp *http.Response, sent, got time.Time) {
+func (t *Transport) storing(key string, own *flight, req *http.Request, resp *http.Response, sent, got time.Time) {
 	c := t.Cache
 	e := &Entry{Method: req.Method, URL: key[len(req.Method)+1:], Status: resp.StatusCode, Header: storedHeader(resp.Header),
 		Vary: VaryValues(resp.Header, req.Header), Uncompressed: resp.Uncompressed, RequestTime: sent, ResponseTime: got}
@@ -207,7 +211,7 @@ func (t *Transport) storing(key string, req *http.Request, resp *http.Response, 
 			e.Body = body
 			c.put(ctx, key, e)
 		}
-		c.land(key)
+		c.land(key, own, whole)
 	}}
 }
 

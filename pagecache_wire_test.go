@@ -221,3 +221,40 @@ func TestPageCacheCountsAsSent(t *testing.T) {
 		t.Errorf("callbacks got %q, %d requests at the site, Stats().Responses %v; want [revalidated], 1, map[3xx:1]", got, s.requests.Load()-before, sent)
 	}
 }
+
+// TestPageCacheUnstorableSideBySide: concurrent requests of one URL wait
+// for the first one's answer (it may be stored); once it turns out not
+// storable (no-store), the others go out at once, side by side, as they
+// would without the cache. Before: each waited for the one before it,
+// one after another. The site holds every later request until all have
+// arrived; the real-time bound (2 s) only keeps the failing case from
+// hanging, and is never measured.
+func TestPageCacheUnstorableSideBySide(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	var together atomic.Int32 // later requests that saw all n arrive
+	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if k := arrived.Add(1); k == n {
+			close(all)
+		} else if k > 1 {
+			select {
+			case <-all:
+				together.Add(1)
+			case <-time.After(2 * time.Second):
+			}
+		}
+		fmt.Fprint(w, "page")
+	}, "0")
+	run := crawlCase(t, s, t.TempDir(), func(c *colly.Collector, e *Extension) {
+		c.Async = true
+		for range n {
+			_ = c.Visit(s.URL + "/p")
+		}
+	})
+	if len(run.got) != n || run.requests != n || together.Load() != n-2 {
+		t.Errorf("%d pages, %d requests, %d of the later requests out side by side; want %d, %d, %d", len(run.got), run.requests, together.Load(), n, n, n-2)
+	}
+}
