@@ -116,8 +116,7 @@ func (e *Extension) newPageCache() {
 	}
 }
 
-// attachPageCache makes the page cache c's transport, in front of the
-// one c has (a proxy or transport set before Apply), else WithHTTPClient's.
+// attachPageCache makes the page cache c's transport, in front of c's own.
 func (e *Extension) attachPageCache(c *colly.Collector) {
 	if e.pages == nil {
 		return
@@ -127,7 +126,6 @@ func (e *Extension) attachPageCache(c *colly.Collector) {
 		next = e.cfg.client.Transport // nil: http.DefaultTransport
 	}
 	c.WithTransport(e.PageTransport(next))
-	c.OnError(func(resp *colly.Response, _ error) { e.pageFailed(resp) })
 }
 
 // servedLocally reports whether r will be answered without a request,
@@ -216,9 +214,8 @@ func (e *Extension) paceLate(c *colly.Collector, r *colly.Request) {
 
 // paceClaimed is the cache transport's Pace: a claimed request the
 // transport found it may not serve (its header changed after the wire
-// hook) is paced, and gated as at the wire, before it is sent. A request
-// sent again after a 304 that matched no stored copy (owner nil) is paced
-// as a redirect hop to itself: the 304 is counted and ends its claim.
+// hook) is paced, and gated as at the wire, before it is sent; one sent
+// again after a 304 no stored copy matched (owner nil), as a hop to itself.
 func (e *Extension) paceClaimed(req *http.Request, owner any) error {
 	if owner == nil {
 		e.responded(req.URL, Status3xx)
@@ -241,8 +238,7 @@ func (e *Extension) paceClaimed(req *http.Request, owner any) error {
 // never see (a page the transport served after the pace ends its claim).
 // A response that did not pass the page cache's transport tells that the
 // collector's transport was replaced. After a redirect answered locally,
-// the mark is not the final hop's: the claim its hops took (under the
-// first URL, redirect.go) ends here, and the response is the site's.
+// the response is the site's; its hops' claim (under the first URL) ends.
 func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 	if u, ok := e.local.Unmark(resp.Request); ok && u == resp.Request.URL {
 		return true
@@ -265,14 +261,16 @@ func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 	return false
 }
 
-// pageFailed is the page cache's OnError hook: a claimed request that
-// failed (aborted after OnRequest) releases its claim. Colly's OnError
-// gets a Response with its Request, always.
-func (e *Extension) pageFailed(resp *colly.Response) {
-	if u, ok := e.local.Unmark(resp.Request); ok {
+// pageFailed is the page cache's part of the OnError hook: a claimed
+// request that failed (aborted after OnRequest) releases its claim. It
+// reports whether the request's first hop was answered locally.
+func (e *Extension) pageFailed(resp *colly.Response) bool {
+	u, ok := e.local.Unmark(resp.Request)
+	if ok {
 		e.pages.Release(u)
 		e.pacer.Ended(e.context(), u) // a hop after a redirect answered locally
 	}
+	return ok
 }
 
 // lostPages notes, once per collector, that its transport is no longer

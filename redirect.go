@@ -253,8 +253,9 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 	}
 	ctx := contextOf(c)
 	ended := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
-	if class, ok := failedClass(err); ok && resp.StatusCode == 0 && !ended { // ended: no answer was awaited
-		e.responded(resp.Request.URL, class) // responses.go
+	local := e.pages != nil && e.pageFailed(resp) // pagecache.go: a redirect it served, Colly refused, is no 3xx
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 && !ended && (!local || class == NoResponse) {
+		e.responded(resp.Request.URL, class) // responses.go; ended: no answer was awaited
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)
