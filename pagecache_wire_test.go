@@ -14,7 +14,7 @@ import (
 	"github.com/gocolly/colly/v2"
 )
 
-// TestPageCacheCachedRedirect: a redirect the page cache serves (a fresh
+// seamPageCacheRedirect: a redirect the page cache serves (a fresh
 // 301 or 308) is followed, its hop paced, and the host's claim that hop
 // took ends with its response, so the next page waits one Crawl-delay,
 // not the two minutes a claim is kept when its end is never seen.
@@ -23,8 +23,7 @@ import (
 // as answered locally when its hop's response came, the hop's claim never
 // ended, the next page hung (2m0.5s with Crawl-delay 0.5; here until the
 // crawl's 30 s context ended), and Responses said 3xx:1 without the 200.
-func TestPageCacheCachedRedirect(t *testing.T) {
-	t.Parallel()
+func seamPageCacheRedirect(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
 		status      int
@@ -150,13 +149,12 @@ func TestPageCacheResendPaced(t *testing.T) {
 	}
 }
 
-// TestPageCacheKeepsTransport: a proxy or transport set on the collector
+// seamPageCacheTransportBeforeApply: a proxy or transport set on the collector
 // before Apply stays its transport, behind the page cache: every request
 // sent asks the proxy, and the pages are cached. Before: Apply with
 // WithPageCache replaced it with http.DefaultTransport, silently (0 proxy
 // calls; 1 without the cache).
-func TestPageCacheKeepsTransport(t *testing.T) {
-	t.Parallel()
+func seamPageCacheTransportBeforeApply(t *testing.T) {
 	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "max-age=600")
 		fmt.Fprint(w, "page")
