@@ -194,15 +194,7 @@ func seamPageCacheTransportBeforeApply(t *testing.T) {
 // request never sent.
 func TestPageCacheCountsAsSent(t *testing.T) {
 	t.Parallel()
-	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		fmt.Fprint(w, "v1")
-	}, "0")
+	s := newCaseSite(t, etagPage("no-cache"), "0")
 	dir := t.TempDir()
 	crawlCase(t, s, dir, visit(s.URL+"/p"))
 	ctx, cancel := context.WithCancel(crawlContext(t))
