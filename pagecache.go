@@ -95,8 +95,8 @@ func (e *Extension) PageTransport(rt http.RoundTripper) http.RoundTripper {
 
 // How a request was served without leaving the machine (Extension.local).
 const (
-	localPage  = 1 // claimed from the page cache
-	localColly = 2 // in Colly's CacheDir
+	localPage  = pagecache.LocalPage  // claimed from the page cache
+	localColly = pagecache.LocalColly // in Colly's CacheDir
 )
 
 // newPageCache sets e.pages to the page cache the options ask for; it
@@ -140,7 +140,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 		e.cfg.logger.Warn("robotsext: the collector's CacheDir is set beside WithPageCache: Colly answers from its own cache first " +
 			"(keyed on the URL alone, never revalidated) before the page cache is asked; leave CacheDir empty")
 	}
-	mark := 0
+	var mark pagecache.Kind
 	if c.CacheDir != "" && pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
 		mark = localColly
 	} else if e.pages != nil {

@@ -23,16 +23,26 @@ const MaxMarks = 4096
 // of local answer it gets. Its zero value is ready; it is safe for
 // concurrent use.
 type Marks struct {
-	m sync.Map     // request → mark
+	m sync.Map     // request → *pageMark or *collyMark
 	n atomic.Int64 // the marks in m
 }
 
-// mark is one request's: the kind of its local answer, and the URL of
-// the hop it answers (a pointer: that hop's, not an equal one).
-type mark struct {
-	kind int
-	u    *url.URL
-}
+// Kind is the local answer a marked request gets.
+type Kind uint8
+
+// The Kinds.
+const (
+	LocalPage  Kind = 1 // claimed from this cache
+	LocalColly Kind = 2 // in Colly's own CacheDir
+)
+
+// A mark is the URL of the hop it answers (a pointer: that hop's, not an
+// equal one) in the type of its Kind: an interface holds a pointer as it
+// is, so a mark costs no allocation.
+type (
+	pageMark  url.URL
+	collyMark url.URL
+)
 
 // Any reports whether some request is marked: one atomic load, for hooks
 // that run for every request.
@@ -44,7 +54,7 @@ func (m *Marks) Len() int64 { return m.n.Load() }
 // Mark marks request k, whose hop to u gets a local answer, with kind.
 // Past MaxMarks, first it unmarks every request abandoned reports true
 // for, after calling it.
-func (m *Marks) Mark(k any, kind int, u *url.URL, abandoned func(k any) bool) {
+func (m *Marks) Mark(k any, kind Kind, u *url.URL, abandoned func(k any) bool) {
 	if m.n.Add(1) > MaxMarks {
 		m.m.Range(func(k, _ any) bool {
 			if abandoned(k) {
@@ -53,16 +63,23 @@ func (m *Marks) Mark(k any, kind int, u *url.URL, abandoned func(k any) bool) {
 			return true
 		})
 	}
-	m.m.Store(k, mark{kind, u})
+	if kind == LocalColly {
+		m.m.Store(k, (*collyMark)(u))
+	} else {
+		m.m.Store(k, (*pageMark)(u))
+	}
 }
 
 // Kind returns request k's mark.
-func (m *Marks) Kind(k any) (int, bool) {
+func (m *Marks) Kind(k any) (Kind, bool) {
 	v, ok := m.m.Load(k)
 	if !ok {
 		return 0, false
 	}
-	return v.(mark).kind, true
+	if _, colly := v.(*collyMark); colly {
+		return LocalColly, true
+	}
+	return LocalPage, true
 }
 
 // Unmark forgets request k's mark, reporting whether it had one and the
@@ -76,7 +93,10 @@ func (m *Marks) Unmark(k any) (u *url.URL, ok bool) {
 		return nil, false
 	}
 	m.n.Add(-1)
-	return v.(mark).u, true
+	if u, colly := v.(*collyMark); colly {
+		return (*url.URL)(u), true
+	}
+	return (*url.URL)(v.(*pageMark)), true
 }
 
 // SentHeader is h as net/http sends it with the cookies of a jar (added
