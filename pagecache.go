@@ -50,13 +50,12 @@ func NewDiskPageStore(dir string, limit int64) (PageStore, error) {
 // cannot be created is logged and the crawl goes on uncached.
 //
 // The cache is the collectors' transport: Apply and Attach set it, in
-// front of the transport the collector has (a proxy or transport set
-// before Apply), else WithHTTPClient's (http.DefaultTransport without). A
-// transport or proxy set on the collector after Apply must be wrapped:
-// c.WithTransport(ext.PageTransport(t)). One set otherwise (SetProxy,
-// SetProxyFunc, SetClient, WithTransport) replaces the cache: a Warn says
-// so at the collector's next request, and its pages go out paced and
-// uncached; none is lost.
+// front of the collector's own (a proxy or transport set before Apply),
+// else WithHTTPClient's (http.DefaultTransport without). One set after
+// Apply must be wrapped: c.WithTransport(ext.PageTransport(t)). One set
+// otherwise (SetProxy, SetProxyFunc, SetClient, WithTransport) replaces
+// the cache: a Warn says so at the collector's next request, and its
+// pages go out paced and uncached; none is lost.
 func WithPageCache(dir string) Option { return func(c *config) { c.pageDir, c.pageStore = dir, nil } }
 
 // WithPageStore is WithPageCache over a PageStore of your choice.
@@ -219,7 +218,10 @@ func (e *Extension) paceLate(c *colly.Collector, r *colly.Request) {
 func (e *Extension) paceClaimed(req *http.Request, owner any) error {
 	if owner == nil {
 		e.responded(req.URL, Status3xx)
-		return e.paceHop(req, []*http.Request{pagecache.FirstHop(req), req}, true)
+		if err := e.paceHop(req, []*http.Request{pagecache.FirstHop(req), req}, true); err != nil {
+			return err
+		}
+		return e.signHop(req) // webbotauth.go: a signature of its own, after its pace
 	}
 	o, ok := owner.(claimOwner)
 	if !ok {

@@ -2,6 +2,8 @@ package robotsext
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -93,6 +95,8 @@ func seamPageCacheRedirect(t *testing.T) {
 // both answers are counted as the site sent them (a 304, then a 200). A
 // wait too long for the client's timeout defers it as a redirect hop is
 // (ErrRedirectDeferred): it is re-issued, and the page still delivered.
+// With WithWebBotAuth it carries a signature of its own, made after its
+// pace (a copy of the first one's would replay its nonce).
 // Before: it went out at once (a 0 s gap at the site with Crawl-delay
 // 0.5) and Responses said 2xx:1.
 func TestPageCacheResendPaced(t *testing.T) {
@@ -102,21 +106,25 @@ func TestPageCacheResendPaced(t *testing.T) {
 		gap   time.Duration
 		got   string
 		errs  int
+		sign  bool
 	}{
-		{"0.5", 500 * time.Millisecond, "/p 200 stale rev2", 0},
-		{"11", 11 * time.Second, "/p 200 miss rev2", 1},
+		{"0.5", 500 * time.Millisecond, "/p 200 stale rev2", 0, false},
+		{"11", 11 * time.Second, "/p 200 miss rev2", 1, false},
+		{"0.5", 500 * time.Millisecond, "/p 200 stale rev2", 0, true},
 	} {
-		t.Run(tt.delay, func(t *testing.T) {
+		t.Run(fmt.Sprint(tt.delay, " signed=", tt.sign), func(t *testing.T) {
 			t.Parallel()
 			var rev atomic.Int32
 			rev.Store(1)
 			var mu sync.Mutex
 			var at []time.Time // when the site saw each page request
+			var sigs []string  // and its signature
 			const lm = "Sat, 01 Feb 2025 00:00:00 GMT"
 			var s *caseSite
 			s = newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
 				mu.Lock()
 				at = append(at, s.clk.now())
+				sigs = append(sigs, r.Header.Get("Signature"))
 				mu.Unlock()
 				w.Header().Set("Cache-Control", "no-cache")
 				w.Header().Set("ETag", fmt.Sprintf(`"rev%d"`, rev.Load()))
@@ -128,12 +136,17 @@ func TestPageCacheResendPaced(t *testing.T) {
 				fmt.Fprintf(w, "rev%d", rev.Load())
 			}, tt.delay)
 			dir := t.TempDir()
-			crawlCase(t, s, dir, visit(s.URL+"/p"))
+			var opts []Option
+			if tt.sign {
+				_, key, _ := ed25519.GenerateKey(rand.Reader)
+				opts = append(opts, WithWebBotAuth(key, wbaAgent))
+			}
+			crawlCase(t, s, dir, visit(s.URL+"/p"), opts...)
 			rev.Store(2)
 			mu.Lock()
-			at = nil
+			at, sigs = nil, nil
 			mu.Unlock()
-			run := crawlCase(t, s, dir, visit(s.URL+"/p"))
+			run := crawlCase(t, s, dir, visit(s.URL+"/p"), opts...)
 			mu.Lock()
 			defer mu.Unlock()
 			if len(run.got) != 1 || run.got[0] != tt.got || len(run.errs) != tt.errs || len(at) != 2 {
@@ -144,6 +157,9 @@ func TestPageCacheResendPaced(t *testing.T) {
 			}
 			if sent := run.ext.Stats().Responses; sent[Status3xx] != 1 || sent[Status2xx] != 1 {
 				t.Errorf("Stats().Responses %v; want the site's 304 and 200: 3xx:1 2xx:1", sent)
+			}
+			if tt.sign && (sigs[0] == "" || sigs[0] == sigs[1]) {
+				t.Errorf("signatures %q; want two, each its own", sigs)
 			}
 		})
 	}

@@ -147,12 +147,11 @@ type Stats struct {
 	FetchDurations Histogram
 	// Responses counts, by StatusClass, what the page requests that went
 	// out got back, as the site sent it: each response the collector saw (a
-	// revalidated page as the 304 it was; a fresh page cache hit not at
-	// all), each redirect followed or refused on the way (as 3xx, whether
-	// the Extension or Colly refused it: a target already visited or outside
-	// the collector's domains or URL filters), and each request that got no
-	// status line (NoResponse). robots.txt fetches are in Fetches; Origin
-	// gives one host's counts.
+	// revalidated page as its 304; a fresh page cache hit not at all), each
+	// redirect followed or refused on the way (as 3xx, whether the Extension
+	// or Colly refused it: a target already visited or outside the domains
+	// or URL filters), and each request that got no status line
+	// (NoResponse). robots.txt fetches are in Fetches; Origin, one host's.
 	Responses map[StatusClass]uint64
 	// PageCache counts what WithPageCache's cache did; zero without it.
 	PageCache PageCacheStats
