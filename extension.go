@@ -100,8 +100,9 @@ type Extension struct {
 //	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
 //	c.WithTransport(ext.PageTransport(myTransport)) // myTransport itself without WithPageCache
 //
-// With WithPageCache, Apply puts the cache in front of WithHTTPClient's
-// transport; a transport or proxy set after Apply otherwise (WithTransport,
+// With WithPageCache, Apply puts the cache in front of the collector's
+// transport (a proxy or transport set before Apply), else WithHTTPClient's;
+// a transport or proxy set after Apply otherwise (WithTransport,
 // SetProxy, SetProxyFunc, SetClient) replaces the cache: one Warn at the
 // next request says so, and pages go out paced and uncached.
 //

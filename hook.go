@@ -14,6 +14,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/ratelimit"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
@@ -240,7 +241,7 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		return
 	}
 	if r.URL != nil {
-		e.responded(r.URL, classOf(resp.StatusCode))
+		e.responded(r.URL, classOf(pagecache.SentStatus(resp.StatusCode, resp.Headers))) // a revalidation: the 304 sent
 		overload := pacing.Overload(resp.StatusCode)
 		var quota pacing.Quota
 		if resp.Headers != nil {

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -106,7 +107,9 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 		}
 		// The previous hop's answer was a redirect, which the collector
 		// never sees: it is counted here, followed or not (responses.go).
-		e.responded(via[len(via)-1].URL, Status3xx)
+		if !pagecache.FromCache(req.Response) {
+			e.responded(via[len(via)-1].URL, Status3xx)
+		}
 		return countedHop(err)
 	}
 }
@@ -129,7 +132,7 @@ func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next Red
 			req.Header.Del("Authorization")
 		}
 	}
-	err := e.paceHop(req, via)
+	err := e.paceHop(req, via, !pagecache.FromCache(req.Response)) // a cached redirect claimed nothing
 	if d, ok := err.(*DeferredRedirectError); ok {
 		e.deferred(d, via[0], hops)
 	}
@@ -194,12 +197,12 @@ func (e *Extension) checkHop(req *http.Request) error {
 }
 
 // paceHop keeps the hop's host's Crawl-delay. The previous request's
-// response (the redirect) has come, so its host's claim ends; then
-// the hop waits for its slot and passes the gate under the chain's token
-// when the wait fits (see hopInlineMax), and is deferred otherwise.
-func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
-	prev := via[len(via)-1]
-	if po, err := originOf(prev.URL); err == nil {
+// response (the redirect) has come, so its host's claim ends when it was
+// answered by the host; then the hop waits for its slot and passes the
+// gate under the chain's token when the wait fits (see hopInlineMax), and
+// is deferred otherwise.
+func (e *Extension) paceHop(req *http.Request, via []*http.Request, answered bool) error {
+	if po, err := originOf(via[len(via)-1].URL); err == nil && answered {
 		e.pacer.Done(po.Host)
 	}
 	o, err := originOf(req.URL)
@@ -250,8 +253,9 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 	}
 	ctx := contextOf(c)
 	ended := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
-	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
-		e.responded(resp.Request.URL, class) // responses.go
+	local := e.pages != nil && e.pageFailed(resp) // pagecache.go: a redirect it served, Colly refused, is no 3xx
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 && !ended && (!local || class == NoResponse) {
+		e.responded(resp.Request.URL, class) // responses.go; ended: no answer was awaited
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
 		e.pacer.Ended(e.context(), resp.Request)

@@ -1349,6 +1349,10 @@ func TestSeamsPageCache(t *testing.T) {
 		{"the retry idiom after a revalidation's 429", seamPageCacheRetry},
 		{"an abort in OnResponseHeaders", seamPageCacheAbort},
 		{"the transport setups of Apply's doc", seamPageCacheTransport},
+		// pagecache_wire_test.go: a cached redirect followed through
+		// Colly's redirect handler, and a transport set before Apply.
+		{"a fresh 301 or 308 followed, refused, or to a fresh target", seamPageCacheRedirect},
+		{"a proxy or transport set before Apply", seamPageCacheTransportBeforeApply},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
