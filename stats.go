@@ -157,8 +157,8 @@ type Stats struct {
 	PageCache PageCacheStats
 }
 
-// maxReasons bounds the Reason values counted; verdict.go defines fewer.
-const maxReasons = 16
+// maxReasons bounds the Reason values counted: those verdict.go defines.
+const maxReasons = Reason(len(reasons))
 
 // counters are the live counters behind Stats. Every field is updated
 // atomically and may be read at any time. The robots.txt cache counts its
