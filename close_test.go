@@ -109,8 +109,8 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 
 // TestClosedRefuses holds what reaches a closed Extension to ErrClosed:
 // a request of an attached collector is refused at once (OnBlocked sees
-// ReasonClosed and ErrClosed, not a local error, and no RetryAt; nothing
-// is sent, nothing held), Check and Sitemaps return ErrClosed; a second
+// ReasonClosed and ErrClosed, not a local error, and no RetryAt, and
+// nothing is logged at Warn; nothing is sent, nothing held), Check and Sitemaps return ErrClosed; a second
 // Close returns nil.
 func TestClosedRefuses(t *testing.T) {
 	t.Parallel()
@@ -127,7 +127,8 @@ func TestClosedRefuses(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, robotsTxt("User-agent: *\nAllow: /\nCrawl-delay: 0\n"))
 			c := colly.NewCollector(colly.UserAgent(closeUA))
-			ext := Apply(c, append([]Option{quiet()}, tt.opts...)...)
+			var warns identityLog // Warn and above
+			ext := Apply(c, append([]Option{WithLogger(warns.logger())}, tt.opts...)...)
 			var log blockLog
 			ext.OnBlocked(log.record)
 			if err := ext.Close(); err != nil {
@@ -152,6 +153,9 @@ func TestClosedRefuses(t *testing.T) {
 			}
 			if _, err := ext.Sitemaps(s.URL + "/"); !errors.Is(err, ErrClosed) {
 				t.Errorf("Sitemaps = %v, want ErrClosed", err)
+			}
+			if got := warns.matching("robotsext"); len(got) != 0 {
+				t.Errorf("a refusal after Close logged at Warn: %q", got)
 			}
 			if st := ext.Stats(); st.Blocked[ReasonClosed] != 1 || st.Blocked[ReasonLocalError] != 0 || st.Held != 0 {
 				t.Errorf("Stats: blocked %v, held %d; want one closed, none held", st.Blocked, st.Held)
