@@ -24,7 +24,7 @@ func TestCloseWakes(t *testing.T) {
 		ctx  context.Context
 	}{
 		{"parent", parent},
-		{"other", context.WithValue(parent, struct{}{}, 1)},
+		{"other", context.WithValue(parent, testKey{}, 1)},
 		{"uncomparable", uncomparable{parent, []int{1}}},
 	}
 	for _, tt := range tests {
@@ -81,6 +81,9 @@ func TestBindParentAllocs(t *testing.T) {
 		t.Errorf("Bind(parent): %v allocations, want 0", n)
 	}
 }
+
+// testKey keys the value of another context.
+type testKey struct{}
 
 // uncomparable is a context of a type Go cannot compare.
 type uncomparable struct {
