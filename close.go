@@ -66,6 +66,16 @@ func (e *Extension) stopped(ctx context.Context, r *colly.Request) bool {
 	return true
 }
 
+// hooks reports whether e (nil: none) hooks c's requests.
+func (e *Extension) hooks(c *colly.Collector) bool {
+	if e == nil {
+		return false
+	}
+	e.attachMu.Lock()
+	defer e.attachMu.Unlock()
+	return e.attached[c]
+}
+
 // undecided reports whether r refuses a request that was never decided,
 // which WithShadow lets through no more than any other mode.
 func (r Reason) undecided() bool { return r == ReasonLocalError || r == ReasonClosed }

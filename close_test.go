@@ -246,3 +246,23 @@ func TestCloseNilOrZero(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyTwiceWarns: Apply on a collector that carries an Extension
+// already warns once (it was silent); Apply on a clone of it, which
+// carries none of its hooks though it shares its storage, does not.
+func TestApplyTwiceWarns(t *testing.T) {
+	t.Parallel()
+	c := colly.NewCollector(colly.UserAgent(closeUA))
+	first := Apply(c, quiet())
+	defer first.Close()
+	clone := c.Clone()
+	var again, cloned identityLog
+	Apply(c, WithLogger(again.logger()), WithDefaultDelay(0))
+	Apply(clone, WithLogger(cloned.logger()), WithDefaultDelay(0))
+	if got := again.matching("another Extension"); len(got) != 1 {
+		t.Errorf("a second Apply on one collector logged %q; want one warning", got)
+	}
+	if got := cloned.matching("another Extension"); len(got) != 0 {
+		t.Errorf("Apply on a clone logged %q; want nothing", got)
+	}
+}

@@ -114,7 +114,7 @@ type Extension struct {
 // and one pace per host. One Extension per collector: Apply on a
 // collector that carries one already adds a second beside it (both hook
 // every request, and once the first is closed it refuses them all with
-// ErrClosed); make a new collector per job, or Attach the one you keep.
+// ErrClosed; one Warn says so): make a new collector per job.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{
@@ -188,12 +188,17 @@ func (e *Extension) Attach(c *colly.Collector) {
 	}
 	seen := e.attached[c]
 	e.attached[c] = true
+	var prev *Extension
 	if !seen {
-		e.attachVisits(c) // visits.go: links refused for their page's sake stay reachable
+		prev = e.attachVisits(c) // visits.go: links refused for their page's sake stay reachable
 	}
 	e.attachMu.Unlock()
 	if seen {
 		return
+	}
+	if prev.hooks(c) {
+		e.cfg.logger.Warn("robotsext: the collector carries another Extension already: both hook each request, and once that one is closed " +
+			"it refuses them all with ErrClosed; use a new collector per Extension (see Apply)")
 	}
 	c.IgnoreRobotsTxt = true
 	e.attachIdentity(c) // identitycheck.go: warnings, and the gate that refuses an unidentifiable crawl
