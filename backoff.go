@@ -150,7 +150,9 @@ func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host strin
 	if atWire {
 		admit = e.pauses.AdmitAtWire
 	}
-	retryAt, refused := admit(ctx, host, r)
+	wctx, stop := e.closer.Bind(ctx) // Close wakes the wait for a probe's answer too
+	retryAt, refused := admit(wctx, host, r)
+	stop()
 	if !refused {
 		return true // on ctx's end Colly fails the request
 	}

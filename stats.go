@@ -160,8 +160,8 @@ type Stats struct {
 	Sitemaps SitemapCounts
 }
 
-// maxReasons bounds the Reason values counted; verdict.go defines fewer.
-const maxReasons = 16
+// maxReasons bounds the Reason values counted: those verdict.go defines.
+const maxReasons = Reason(len(reasons))
 
 // counters are the live counters behind Stats. Every field is updated
 // atomically and may be read at any time. The robots.txt cache counts its

@@ -177,6 +177,12 @@ func All() []Metric {
 		counter("page_cache_saved_bytes_total", "robotsext.page_cache.saved", "By",
 			"Body bytes served from the page cache (hits and revalidations): not downloaded.",
 			func(s *robotsext.Stats) uint64 { return s.PageCache.BytesSaved }),
+		counter("page_cache_corrupt_total", "robotsext.page_cache.corrupt", "{entry}",
+			"Stored pages that could not be read back; each was downloaded again.",
+			func(s *robotsext.Stats) uint64 { return s.PageCache.Corrupt }),
+		counter("page_cache_store_errors_total", "robotsext.page_cache.store_errors", "{error}",
+			"Failures of the PageStore itself; each page was downloaded, or not stored.",
+			func(s *robotsext.Stats) uint64 { return s.PageCache.StoreErrors }),
 
 		counter("sitemaps_fetched_total", "robotsext.sitemaps.fetched", "{sitemap}",
 			"Sitemap files fetched by ReadSitemaps.",

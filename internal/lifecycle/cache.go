@@ -69,6 +69,9 @@ type Config struct {
 	// Context returns the context the reads of a Backend's purge log run
 	// under; nil: context.Background.
 	Context func() context.Context
+	// Closing ends when the owner closes: a miss's waits and fetch end
+	// then too (closing.Bound); nil: never.
+	Closing context.Context
 	// Origin reads an origin named in a Backend's purge log; nil: only a
 	// log that was cut (which drops every entry) is acted on.
 	Origin func(s string) (Origin, bool)

@@ -11,11 +11,14 @@ import (
 	"net/http"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/closing"
 )
 
 // miss is Get for an origin not cached fresh.
 func (c *Cache) miss(ctx context.Context, o Origin) (*Entry, error) {
 	c.misses.Add(1)
+	ctx, stop := closing.Bound(ctx, c.cfg.Closing)
+	defer stop()
 	key := o.String()
 	wait := c.cfg.LocalRetryWait
 	for try := 0; ; {
