@@ -156,7 +156,8 @@ func TestWaitForAConnectionEndsWithTheCaller(t *testing.T) {
 	}
 	// Open the breaker: the next call fails at once, without a wait.
 	for range DefaultBreakerFailures {
-		b.br.record(failure)
+		ticket, _ := b.br.allow()
+		b.br.record(failure, ticket)
 	}
 	if _, err := b.Load(t.Context(), "https://a.example"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Load with the breaker open and no connection free: %v; want ErrUnavailable at once", err)
