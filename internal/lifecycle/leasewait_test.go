@@ -64,7 +64,7 @@ func (h *answering) Settle(context.Context, error) bool {
 // robots.txt reads the shared record on a step that doubles from
 // pollFirst up to pollMax, so a wait of a second costs a handful of reads
 // (it cost 8 reads and one more Load, 11 calls in all, on a step capped at
-// 250 ms from 10 ms), and adopts the record it read without reading it
+// 250 ms from 10 ms; 25 for a wait of 4.5 s), and adopts the record it read without reading it
 // again; the record is adopted at most one step after it appeared. A
 // read that fails once during the wait, while the Backend answers the
 // probe the failure raised, is a suspicion: the wait goes on and the
@@ -80,7 +80,7 @@ func TestLeaseWaitBacksOff(t *testing.T) {
 	}{
 		{"a fetch of 1 s", time.Second, nil, 7},
 		{"a fetch of 300 ms", 300 * time.Millisecond, nil, 5},
-		{"a fetch of 4.5 s outlives the lease", 4500 * time.Millisecond, nil, 12},
+		{"a fetch of 4.5 s outlives the lease", 4500 * time.Millisecond, nil, 15},
 		{"one read fails during the wait", time.Second, []int64{3}, 8},
 	}
 	for _, tc := range tests {

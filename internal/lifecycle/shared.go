@@ -21,11 +21,13 @@ const (
 
 	// pollFirst and pollMax bound how often a worker waiting for another's
 	// fetch reads the shared record: the step doubles from pollFirst up to
-	// pollMax, so that a wait of t costs about log2(t/pollFirst) reads
-	// (5 for a second) and ends at most one step, half the time waited,
-	// after the record appeared.
+	// pollMax, so that a wait of a second costs 5 reads (it cost 8 from
+	// 10 ms up to 250 ms), and the record is adopted at most one step
+	// after it appeared: half the time waited, and never more than
+	// pollMax, which keeps the waiting worker's requests to the host close
+	// behind the holder's.
 	pollFirst = 50 * time.Millisecond
-	pollMax   = time.Second
+	pollMax   = 500 * time.Millisecond
 )
 
 // leaseWait is the state of one worker's wait for another's fetch of an
