@@ -106,9 +106,12 @@ type Extension struct {
 // next request says so, and pages go out paced and uncached.
 //
 // Callbacks registered before Apply run before the hook; a request they
-// abort is not checked. A collector made with c.Clone() shares c's
-// redirect handler but not its OnRequest hook: give it to ext.Attach so
-// that both share one cache and one pace per host.
+// abort is not checked. One aborted by a callback registered after Apply
+// (any callback of a c.Clone() given to ext.Attach) has waited its host's
+// pace, and costs it one delay: filter URLs before Apply, or with
+// colly.URLFilters or DisallowedURLFilters, which Visit checks before any
+// OnRequest. A clone shares c's redirect handler but not its OnRequest
+// hook: give it to ext.Attach so that both share one cache and pace.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{

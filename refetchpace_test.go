@@ -42,7 +42,9 @@ func TestPaceUnderRefetches(t *testing.T) {
 	if res.pages != 480 {
 		t.Errorf("%d pages answered, want 480", res.pages)
 	}
-	if rp.RobotsPerHost < 1.5 {
+	// 1.3-1.7 per host in runs under -race on a loaded machine: a quarter
+	// of the hosts re-fetched is 30 re-fetches, enough to test the pace.
+	if rp.RobotsPerHost < 1.25 {
 		t.Errorf("%.2f robots.txt fetches per host: too few re-fetches for the test to test anything", rp.RobotsPerHost)
 	}
 	if rp.GapsBelow > 0 || rp.MinGapRatio < 1 || rp.MaxInFlight != 1 {

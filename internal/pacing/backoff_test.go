@@ -212,3 +212,47 @@ func TestBackoffShadow(t *testing.T) {
 		t.Error("stopped at the wire")
 	}
 }
+
+// TestBackoffUnreachedProbeExpires proves that a probe let go by Admit
+// that never reaches the wire (a later OnRequest callback aborted it, and
+// Colly says nothing of that) holds its host for pause.ProbeReach beyond
+// two delays, not pause.ProbeExpiry: on the hand-moved clock, the next
+// request to ask once that passed probes at once. A probe that reached
+// the wire (Wire) keeps ProbeExpiry. Before, the host waited 30 s.
+func TestBackoffUnreachedProbeExpires(t *testing.T) {
+	t.Parallel()
+	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	ctx := context.Background()
+	b.Answered("A", page("/a"), 503, "")
+	if _, refused := b.Admit(ctx, "h.test", "P"); refused { // waits the pause, then probes
+		t.Fatal("P refused")
+	}
+	clk.advance(pause.ProbeReach) // P never reaches the wire
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, refused := b.Admit(ctx, "h.test", "W"); refused {
+			t.Error("W refused")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // only a failing run waits: W waits for P's answer
+		t.Fatal("W still waits for a probe that never reached the wire")
+	}
+	if c := b.Counts(); c.Probes != 2 {
+		t.Errorf("%d probes counted, want 2 (P, then W)", c.Probes)
+	}
+
+	// W reaches the wire: it keeps the probe for ProbeExpiry.
+	if !b.Wire("W", "h.test") {
+		t.Fatal("the probe W did not go on the wire")
+	}
+	clk.advance(pause.ProbeReach)
+	b.mu.Lock()
+	until := b.hosts["h.test"].st.ProbeUntil
+	b.mu.Unlock()
+	if want := clk.now().Add(pause.ProbeExpiry - pause.ProbeReach); !until.Equal(want) {
+		t.Errorf("a probe at the wire expires at %v, want ProbeExpiry after it reached it (%v)", until, want)
+	}
+}
