@@ -51,22 +51,14 @@ func TestInUseOriginsKept(t *testing.T) {
 	}
 }
 
-// TestHangingRobotsStallNoOne proves that hosts whose robots.txt hangs do
-// not keep other hosts' robots.txt from being fetched through a crawl:
-// with a pool of two fetches, two hosts hang (their robots.txt is accepted
-// and never answered, and WithTimeout is a minute), and twenty other hosts
-// are crawled meanwhile. It runs on the real clock, since the move out of
-// the pool is the Fetcher's own wait for headers (lifecycle.MinSlowAfter
-// here), which the root does not let a test move: the normal hosts' pages
-// come about 100 ms after the hangs start. Before the move, they waited
-// for the hangs to end, a minute later.
-func TestHangingRobotsStallNoOne(t *testing.T) {
-	t.Parallel()
-	const normal = 20
-	hung := make(chan struct{}, 2)
-	stop := make(chan struct{})
-	pages := make(chan string, normal)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// hangingRobots is a server for many hosts: the robots.txt of a host
+// named hang* is accepted, reported on hung, and answered 503 only once
+// stop is closed; other hosts answer at once, and each of their pages is
+// reported on pages. The channels hold hanging and normal reports.
+func hangingRobots(t *testing.T, hanging, normal int) (srv *httptest.Server, hung chan struct{}, stop chan struct{}, pages chan string) {
+	t.Helper()
+	hung, stop, pages = make(chan struct{}, hanging), make(chan struct{}), make(chan string, normal)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.Host, "hang") && r.URL.Path == "/robots.txt":
 			hung <- struct{}{}
@@ -85,6 +77,22 @@ func TestHangingRobotsStallNoOne(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	return srv, hung, stop, pages
+}
+
+// TestHangingRobotsStallNoOne proves that hosts whose robots.txt hangs do
+// not keep other hosts' robots.txt from being fetched through a crawl:
+// with a pool of two fetches, two hosts hang (their robots.txt is accepted
+// and never answered, and WithTimeout is a minute), and twenty other hosts
+// are crawled meanwhile. It runs on the real clock, since the move out of
+// the pool is the Fetcher's own wait for headers (lifecycle.MinSlowAfter
+// here), which the root does not let a test move: the normal hosts' pages
+// come about 100 ms after the hangs start. Before the move, they waited
+// for the hangs to end, a minute later.
+func TestHangingRobotsStallNoOne(t *testing.T) {
+	t.Parallel()
+	const normal = 20
+	srv, hung, stop, pages := hangingRobots(t, 2, normal)
 	cr := newCrawler(t, srv, true, WithFetchConcurrency(2), WithTimeout(time.Minute))
 	for _, u := range hostURLs("hang", 2, "/") {
 		if err := cr.c.Visit(u); err != nil {
@@ -128,28 +136,7 @@ func TestHangingRobotsStallNoOne(t *testing.T) {
 func TestManyHangingRobotsStallNoOne(t *testing.T) {
 	t.Parallel()
 	const hanging, normal = 600, 100
-	hung := make(chan struct{}, hanging)
-	stop := make(chan struct{})
-	pages := make(chan string, normal)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case strings.HasPrefix(r.Host, "hang") && r.URL.Path == "/robots.txt":
-			hung <- struct{}{}
-			select {
-			case <-stop:
-			case <-r.Context().Done():
-			}
-			w.WriteHeader(http.StatusServiceUnavailable)
-		case r.URL.Path == "/robots.txt":
-			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
-		default:
-			tinyPage(w)
-			if !strings.HasPrefix(r.Host, "hang") {
-				pages <- r.Host
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
+	srv, hung, stop, pages := hangingRobots(t, hanging, normal)
 	cr := newCrawler(t, srv, true, WithTimeout(time.Minute))
 	released := false
 	release := func() {

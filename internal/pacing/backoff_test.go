@@ -20,6 +20,18 @@ func newFakeBackoff(base, bound time.Duration, shadow bool) (*Backoff, *Pacer, *
 	return b, pc, clk
 }
 
+// probedBackoff returns a Backoff (as newFakeBackoff's, a 1 s base) whose
+// host h.test answered 503, waited out its pause, and is probed by P.
+func probedBackoff(t *testing.T) (*Backoff, *paceClock) {
+	t.Helper()
+	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	b.Answered("A", page("/a"), 503, "")
+	if _, refused := b.Admit(context.Background(), "h.test", "P"); refused { // waits the pause, then probes
+		t.Fatal("P refused")
+	}
+	return b, clk
+}
+
 // page returns the URL of path on host h.test.
 func page(path string) *url.URL { return &url.URL{Scheme: "http", Host: "h.test", Path: path} }
 
@@ -82,12 +94,8 @@ func TestBackoffPauseProbeRecover(t *testing.T) {
 // (a quarter of the pause) on the hand-moved clock.
 func TestBackoffProbeWakesWaiters(t *testing.T) {
 	t.Parallel()
-	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	b, clk := probedBackoff(t)
 	ctx := context.Background()
-	b.Answered("A", page("/a"), 503, "")
-	if _, refused := b.Admit(ctx, "h.test", "P"); refused { // waits the pause, then probes
-		t.Fatal("P refused")
-	}
 	done := make(chan time.Time)
 	go func() {
 		if _, refused := b.Admit(ctx, "h.test", "W"); refused {
@@ -221,12 +229,8 @@ func TestBackoffShadow(t *testing.T) {
 // the wire (Wire) keeps ProbeExpiry. Before, the host waited 30 s.
 func TestBackoffUnreachedProbeExpires(t *testing.T) {
 	t.Parallel()
-	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	b, clk := probedBackoff(t)
 	ctx := context.Background()
-	b.Answered("A", page("/a"), 503, "")
-	if _, refused := b.Admit(ctx, "h.test", "P"); refused { // waits the pause, then probes
-		t.Fatal("P refused")
-	}
 	clk.advance(pause.ProbeReach) // P never reaches the wire
 	done := make(chan struct{})
 	go func() {
