@@ -106,16 +106,20 @@ type Extension struct {
 // next request says so, and pages go out paced and uncached.
 //
 // Callbacks registered before Apply run before the hook; a request they
-// abort is not checked. OnRequest callbacks registered after Apply run
-// even for a request the hook refused (Colly runs them all after an
-// abort): test r.IsAbort() in them, or watch refusals with OnBlocked. A
-// collector made with c.Clone() copies IgnoreRobotsTxt = true and c's
-// redirect handler but none of its callbacks: unattached, it skips
-// robots.txt silently, so give it to ext.Attach, and both share one cache
-// and one pace per host. One Extension per collector: Apply on a
-// collector that carries one already adds a second beside it (both hook
-// every request, and once the first is closed it refuses them all with
-// ErrClosed; one Warn says so): make a new collector per job.
+// abort is not checked. One aborted by a callback registered after Apply
+// (any callback of a c.Clone() given to ext.Attach) has waited its host's
+// pace, and costs it one delay: filter URLs before Apply, or with
+// colly.URLFilters or DisallowedURLFilters, which Visit checks before any
+// OnRequest. OnRequest callbacks registered after Apply run even for a
+// request the hook refused (Colly runs them all after an abort): test
+// r.IsAbort() in them, or watch refusals with OnBlocked. A collector made
+// with c.Clone() copies IgnoreRobotsTxt = true and c's redirect handler
+// but none of its callbacks: unattached, it skips robots.txt silently, so
+// give it to ext.Attach, and both share one cache and one pace per host.
+// One Extension per collector: Apply on a collector that carries one
+// already adds a second beside it (both hook every request, and once the
+// first is closed it refuses them all with ErrClosed; one Warn says so):
+// make a new collector per job.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{

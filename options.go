@@ -301,12 +301,11 @@ func WithCacheMemory(bytes int64) Option {
 }
 
 // WithFetchConcurrency bounds the robots.txt fetches in flight at once
-// (default 32; values < 1 restore it), shared by every collector attached
-// to the Extension: the OnRequest hook runs before Colly's own limits. A
-// fetch still running after 1 s (a host that hangs or trickles) stops
-// counting, so it holds up no other host's, up to 8 × n such slow fetches
-// (at most 9 × n connections). A request waits for a slot as long as its
-// collector's context allows.
+// (default 32; values < 1 restore it), for every attached collector, in
+// the OnRequest hook, before Colly's own limits. A fetch without headers
+// after 4 × the recent median wait for them (0.1–1 s), or out past 1 s,
+// stops counting, up to 32 × n such fetches (33 × n connections at most),
+// so it holds up no other host's. A request waits as its context allows.
 func WithFetchConcurrency(n int) Option {
 	return func(c *config) {
 		if n < 1 {

@@ -248,13 +248,11 @@ func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops
 }
 
 // onError is the OnError hook of collector c. A request that failed
-// without response headers (a network error, a refused or deferred
-// redirect hop, a timeout) ends its claim on the host; deferred redirect
-// hops are re-issued as requests of their own, once per request and its
-// retries (see ErrRedirectDeferred). A request that failed because c's
-// own context ended says nothing of its host: it is no overload signal, a
-// probe among them is given back (the host's pause does not double), and
-// nothing is re-issued.
+// without response headers (a network error, a refused or deferred hop,
+// a timeout: late, see EndedErr) ends its claim on the host; deferred hops
+// are re-issued as requests of their own, once per request and its
+// retries (ErrRedirectDeferred). One failed as c's own context ended says
+// nothing of its host: no overload, its probe given back, no re-issue.
 func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
@@ -266,7 +264,7 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 		e.responded(resp.Request.URL, class) // responses.go; ended: no answer was awaited
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
-		e.pacer.Ended(e.context(), resp.Request)
+		e.pacer.EndedErr(e.context(), resp.Request, err)
 		if ended {
 			e.pauses.Withdrawn(resp.Request)
 		} else {

@@ -438,3 +438,51 @@ func TestHopLedgerConcurrent(t *testing.T) {
 		t.Errorf("%d claims re-issued and %d did not, want 32 and 32", w, m)
 	}
 }
+
+// TestTimeoutEndsClaimLate proves that a page request the client timed
+// out on keeps its host from the next request for longer than an answer
+// would: a server answering in 900 ms, Crawl-delay 0.1, Colly's request
+// timeout 300 ms and a retry on every error (three tries). A timeout ends
+// the claim as late again as the request had been out, so a try starts
+// 700 ms after the previous one, and the server never has all three at
+// once. It runs on the real clock, since the timeout is the client's;
+// the margins are hundreds of milliseconds. Before, a try started 400 ms
+// after the previous one, and the server had three requests at once.
+func TestTimeoutEndsClaimLate(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var now, most, tries int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nCrawl-delay: 0.1\n")
+			return
+		}
+		mu.Lock()
+		now, tries = now+1, tries+1
+		most = max(most, now)
+		mu.Unlock()
+		time.Sleep(900 * time.Millisecond) // the slow server's work, not a wait for the test
+		mu.Lock()
+		now--
+		mu.Unlock()
+		tinyPage(w)
+	}))
+	t.Cleanup(srv.Close)
+	cr := newCrawler(t, srv, true)
+	cr.c.SetRequestTimeout(300 * time.Millisecond)
+	cr.c.OnError(func(resp *colly.Response, err error) {
+		n, _ := resp.Ctx.GetAny("tries").(int)
+		if n < 2 {
+			resp.Ctx.Put("tries", n+1)
+			resp.Request.Retry()
+		}
+	})
+	cr.visit(t, "http://h.test/slow")
+	srv.Close() // the handlers still at work end first
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d tries, at most %d at the server at once", tries, most)
+	if tries != 3 || most > 2 {
+		t.Errorf("%d tries, at most %d at the server at once; want 3 tries, never 3 at once", tries, most)
+	}
+}
