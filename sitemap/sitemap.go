@@ -86,7 +86,7 @@ var (
 // LimitError is the error of a bound reached; it wraps ErrLimit.
 type LimitError struct {
 	URL   string // the sitemap being read, or the one not fetched
-	Bound string // "file URLs", "file bytes", "depth", "sitemaps" or "entries"
+	Bound string // "file URLs", "file bytes", "token bytes", "depth", "sitemaps" or "entries"
 	Limit int64
 }
 

@@ -208,3 +208,51 @@ func TestReadStops(t *testing.T) {
 		t.Fatalf("err %v after %d items", err, n)
 	}
 }
+
+// TestReadLongToken: a file of one valid URL, then one token of markup
+// that never ends (an attribute, a comment, a CDATA section, an element
+// name, a processing instruction, a directive) is cut at the token bound
+// and says so, having allocated a few MB: the decoder, which buffers a
+// token whole, held up to the 50 MiB file bound of it (98 MB) before
+// squeeze followed the markup. Elements nested without end are cut at
+// maxDepth. Not parallel: it measures the heap's allocations.
+func TestReadLongToken(t *testing.T) {
+	if raceEnabled {
+		t.Skip("inflates 64 MiB per shape to measure allocations; the race detector multiplies the cost and changes the allocations")
+	}
+	const first = "<urlset><url><loc>https://ex.com/p</loc></url>"
+	for _, tc := range []struct {
+		name, head, run string
+		want            error
+	}{
+		{"attribute", `<url a="`, "a", ErrLimit},
+		{"comment", "<!--", "a", ErrLimit},
+		{"CDATA", "<url><loc><![CDATA[", "a", ErrLimit},
+		{"element name", "<", "a", ErrLimit},
+		{"processing instruction", "<?pi ", "a", ErrLimit},
+		{"directive", "<!DOCTYPE x ", "a", ErrLimit},
+		{"attribute of white space", `<url a="`, " ", ErrLimit},
+		{"nesting", "", "<a>", ErrMalformed},
+	} {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		_, _ = io.WriteString(zw, first+tc.head)
+		run := bytes.Repeat([]byte(tc.run), 1<<20)
+		for range 64 { // 64 MiB, past the file bound
+			_, _ = zw.Write(run)
+		}
+		_ = zw.Close()
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		items, _, err := readAll(t, b.String(), Limits{})
+		runtime.ReadMemStats(&m1)
+		var le *LimitError
+		if !errors.Is(err, tc.want) || len(items) != 1 || tc.want == ErrLimit && (!errors.As(err, &le) || le.Bound != "token bytes") {
+			t.Errorf("%s: err %v, %d items; want %v and the one URL", tc.name, err, len(items), tc.want)
+		}
+		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<20 {
+			t.Errorf("%s: %d bytes allocated", tc.name, alloc)
+		}
+	}
+}

@@ -21,6 +21,10 @@ const xhtmlNS = "http://www.w3.org/1999/xhtml"
 // dropped (a URL longer than MaxLocBytes is a bad entry anyway).
 const maxField = MaxLocBytes + 1
 
+// maxDepth bounds the nesting of elements, which the decoder keeps a
+// stack of: a sitemap's entries are three or four deep.
+const maxDepth = 64
+
 // formats maps a root element to its format and its entries' element.
 var formats = map[string][2]string{
 	"urlset":       {"urlset", "url"},
@@ -49,14 +53,16 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errCut) {
+			if errors.Is(err, errCut) || errors.Is(err, errToken) {
 				return err
 			}
 			return fmt.Errorf("sitemap %s: %w: %v", rd.url, ErrMalformed, err)
 		}
 		switch t := tok.(type) {
 		case xmlStart:
-			depth++
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("sitemap %s: %w: elements nested deeper than %d", rd.url, ErrMalformed, maxDepth)
+			}
 			name := strings.ToLower(t.Name.Local)
 			if depth == 1 {
 				f, ok := formats[name]
