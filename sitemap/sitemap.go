@@ -8,7 +8,8 @@ import (
 
 // Entry is one page a sitemap lists.
 type Entry struct {
-	// Loc is the page's URL as the sitemap wrote it, trimmed of spaces.
+	// Loc is the page's URL as the sitemap wrote it, trimmed of spaces,
+	// its path's dot segments ("..", "%2e%2e") resolved.
 	Loc string
 	// LastMod is when the page last changed, by the sitemap's claim
 	// (<lastmod>, RSS <pubDate>, Atom <updated>), in UTC; zero when there
@@ -72,8 +73,9 @@ var (
 	// of indexes, the sitemaps or entries of a read); what lies past it
 	// was not read. A *LimitError says which.
 	ErrLimit = errors.New("sitemap: limit reached")
-	// ErrLoop: an index listed a sitemap already read in this read (or
-	// itself); it is not read again.
+	// ErrLoop: an index listed itself or an index that leads to it; it
+	// is not read again. A sitemap reached again another way is not a
+	// loop: it is counted in Counts.Duplicates.
 	ErrLoop = errors.New("sitemap: listed again (index loop)")
 	// ErrMalformed: the file is not a sitemap, or its XML or gzip stream
 	// is broken; the entries before the break were yielded.
@@ -105,8 +107,12 @@ type Counts struct {
 	Entries  int // page entries yielded
 	Outside  int // entries (and sitemaps of an index) dropped by the location rule
 	Skipped  int // bad entries skipped (no or bad URL), and alternates (a bad href, past MaxAlternates)
-	Loops    int // sitemaps listed again, not read again
-	Cut      int // bounds reached (each also yielded as a *LimitError)
+	Loops    int // sitemaps an index lists that lead back to it (an index loop), not read again
+	// Duplicates counts the sitemaps reached again another way (a
+	// robots.txt naming an index and its sitemaps, two indexes listing
+	// one), not read again: not an error.
+	Duplicates int
+	Cut        int // bounds reached (each also yielded as a *LimitError)
 	// Unchanged counts the entries not yielded because a page cache holds
 	// a copy as recent as their last change (Rules.SkipUnchanged).
 	Unchanged int
