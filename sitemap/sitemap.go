@@ -45,6 +45,10 @@ const (
 	DefaultMaxEntries  = 1_000_000 // page entries yielded
 	MaxLocBytes        = 2_048     // the protocol's bound of one URL; a longer one is a bad entry
 	MaxAlternates      = 256       // alternates kept per entry; more are dropped and counted
+	// DefaultMaxFileTime bounds the time one file's fetch and read may
+	// wait on its server in all (the consumer's time with the entries
+	// aside): a server trickling a byte at a time holds a walk no longer.
+	DefaultMaxFileTime = 5 * time.Minute
 )
 
 // Limits bounds what one read takes in. A zero (or negative) field takes
@@ -55,6 +59,9 @@ type Limits struct {
 	Depth     int   // indexes nested under the first sitemap (DefaultMaxDepth)
 	Sitemaps  int   // sitemap files fetched per read (DefaultMaxSitemaps)
 	Entries   int   // page entries yielded per read (DefaultMaxEntries)
+	// FileTime is the time one file may wait on its server in all
+	// (DefaultMaxFileTime); WithTimeout bounds each wait.
+	FileTime time.Duration
 }
 
 // Rules are how sitemaps are read: the Limits; KeepOutside, to yield the
@@ -88,7 +95,7 @@ var (
 // LimitError is the error of a bound reached; it wraps ErrLimit.
 type LimitError struct {
 	URL   string // the sitemap being read, or the one not fetched
-	Bound string // "file URLs", "file bytes", "token bytes", "depth", "sitemaps" or "entries"
+	Bound string // "file URLs", "file bytes", "token bytes", "file seconds", "depth", "sitemaps" or "entries"
 	Limit int64
 }
 

@@ -38,6 +38,7 @@ type Fetcher struct {
 	Wrap     func(http.RoundTripper) http.RoundTripper
 	Redirect func(req *http.Request, via []*http.Request) error
 	Timeout  time.Duration // for the headers and each read of the body
+	FileTime time.Duration // for all of them, per file (Limits.FileTime; set by Stream)
 	Pacer    *pacing.Pacer
 	Backoff  *pacing.Backoff
 	Pages    *pagecache.Cache // nil without a page cache
@@ -73,7 +74,7 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) 
 		next = f.Base.Transport
 	}
 	client := &http.Client{Transport: f.Wrap(next), CheckRedirect: f.Redirect}
-	return Get(client, req, f.Timeout, func(resp *http.Response) {
+	return Get(client, req, f.Timeout, f.FileTime, func(resp *http.Response) {
 		if local {
 			return // nothing was sent: no claim to end, no answer of the host's
 		}
@@ -123,9 +124,11 @@ func (f *Fetcher) Stream(ctx context.Context, rawURL string, parse func(string) 
 			yield(Entry{}, err)
 			return
 		}
-		w := Walker{Fetch: f.Fetch, Rules: r, Counted: counted}
+		fc := *f
+		fc.FileTime = withDefaults(r.Limits).FileTime
+		w := Walker{Fetch: fc.Fetch, Rules: r, Counted: counted}
 		if r.SkipUnchanged {
-			w.Unchanged = f.Unchanged
+			w.Unchanged = fc.Unchanged
 		}
 		w.Walk(ctx, Roots(u, maps), yield)
 	}

@@ -156,6 +156,14 @@ func TestReadBadFiles(t *testing.T) {
 		{"too many URLs", strings.Repeat("https://ex.com/p\n", 5), Limits{FileURLs: 3}, ErrLimit, 3},
 		{"too many bytes", strings.Repeat("https://ex.com/p\n", 100), Limits{FileBytes: 170}, ErrLimit, 10},
 		{"exactly the bound", strings.Repeat("https://ex.com/p\n", 10), Limits{FileBytes: 170}, nil, 10},
+		{"UTF-8 misspelled UTF8", `<?xml version="1.0" encoding="UTF8"?><urlset><url><loc>https://ex.com/1</loc></url></urlset>`, Limits{}, nil, 1},
+		{"UTF-8 misspelled utf_8", `<?xml version="1.0" encoding="utf_8"?><urlset><url><loc>https://ex.com/1</loc></url></urlset>`, Limits{}, nil, 1},
+		{"plain text", "Service temporarily unavailable.\nPlease try again later.\n", Limits{}, ErrMalformed, 0},
+		{"JSON", `{"urls": ["https://ex.com/1"]}`, Limits{}, ErrMalformed, 0},
+		{"robots.txt", "User-agent: *\nDisallow: /private\nSitemap: https://ex.com/s.xml\n", Limits{}, ErrMalformed, 0},
+		{"gzip of gzip", gz(t, gz(t, urlsetXML)), Limits{}, ErrMalformed, 0},
+		{"text with comments and one bad line", "# pages\nnot a url\nhttps://ex.com/1\n", Limits{}, nil, 1},
+		{"comments only", "# nothing yet\n", Limits{}, nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -188,6 +188,11 @@ func (k *walk) read(j job) {
 		return true
 	})
 	k.n.Skipped += res.Skipped
+	if err != nil && !k.done && k.ctx.Err() != nil {
+		k.n.Failed++
+		k.end() // the body failed as the context ended: one error says so
+		return
+	}
 	if err != nil && !k.done {
 		var le *LimitError
 		if errors.As(err, &le) {

@@ -7,6 +7,7 @@ package sitemap
 
 import (
 	"bufio"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -53,8 +54,9 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errCut) || errors.Is(err, errToken) {
-				return err
+			var syntax *xml.SyntaxError
+			if !errors.As(err, &syntax) && !errors.Is(err, ErrMalformed) {
+				return err // the body's own (a bound, a timeout, a reset)
 			}
 			return fmt.Errorf("sitemap %s: %w: %v", rd.url, ErrMalformed, err)
 		}
