@@ -23,6 +23,12 @@ func TestRoots(t *testing.T) {
 			t.Errorf("Roots(%s) = %+v, want %+v", tc.in, got, tc.want)
 		}
 	}
+	// A site whose robots.txt names none: the conventional /sitemap.xml,
+	// whose absence is then an error, not a silent empty stream.
+	u, _ := url.Parse("https://EX.com/")
+	if got, want := Roots(u, nil), []Root{{URL: "https://ex.com/sitemap.xml"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Roots(%s, none named) = %+v, want %+v", u, got, want)
+	}
 }
 
 func TestScope(t *testing.T) {
