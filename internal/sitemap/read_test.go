@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +263,23 @@ func TestReadLongToken(t *testing.T) {
 		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<20 {
 			t.Errorf("%s: %d bytes allocated", tc.name, alloc)
 		}
+	}
+}
+
+// TestReadAlternates: an alternate without a hreflang (or with an empty
+// one) names no language version: it is dropped and counted, the entry
+// kept.
+func TestReadAlternates(t *testing.T) {
+	t.Parallel()
+	body := `<urlset xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://ex.com/a</loc>` +
+		`<xhtml:link rel="alternate" href="https://ex.com/x"/>` +
+		`<xhtml:link rel="alternate" hreflang=" " href="https://ex.com/y"/>` +
+		`<xhtml:link rel="alternate" hreflang="fr" href="https://ex.com/fr/a"/></url></urlset>`
+	items, res, err := readAll(t, body, Limits{})
+	if err != nil || len(items) != 1 || res.Skipped != 2 {
+		t.Fatalf("err %v, %d items, %d skipped; want 1 item, 2 skipped", err, len(items), res.Skipped)
+	}
+	if want := []Alternate{{Hreflang: "fr", Href: "https://ex.com/fr/a"}}; !slices.Equal(items[0].Alternates, want) {
+		t.Errorf("alternates %+v, want %+v", items[0].Alternates, want)
 	}
 }

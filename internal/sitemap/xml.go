@@ -85,8 +85,9 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			switch {
 			case name == "link" && t.Name.Space == xhtmlNS || name == "link" && attr(t, "hreflang") != "" && rd.res.Format == "urlset":
 				if strings.EqualFold(attr(t, "rel"), "alternate") {
-					if href := strings.TrimSpace(attr(t, "href")); goodURL(href) && len(it.Alternates) < MaxAlternates {
-						it.Alternates = append(it.Alternates, Alternate{Hreflang: strings.TrimSpace(attr(t, "hreflang")), Href: href})
+					lang, href := strings.TrimSpace(attr(t, "hreflang")), strings.TrimSpace(attr(t, "href"))
+					if lang != "" && goodURL(href) && len(it.Alternates) < MaxAlternates {
+						it.Alternates = append(it.Alternates, Alternate{Hreflang: lang, Href: href})
 					} else {
 						rd.res.Skipped++
 					}
