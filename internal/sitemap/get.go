@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -106,6 +107,9 @@ func (b *timedBody) Read(p []byte) (n int, err error) {
 	}
 	return n, err
 }
+
+// Final is the URL the body came from, the last redirect's.
+func (b *timedBody) Final() *url.URL { return b.resp.Request.URL }
 
 func (b *timedBody) Close() error {
 	b.cancel(nil)

@@ -14,7 +14,9 @@ import (
 )
 
 // Fetch returns the body of the sitemap at u; the Walker closes it. An
-// error is yielded and the walk goes on with the next sitemap.
+// error is yielded and the walk goes on with the next sitemap. A body
+// with a method Final() *url.URL (a redirect's last URL) is judged by the
+// location rule of that URL.
 type Fetch func(ctx context.Context, u *url.URL) (io.ReadCloser, error)
 
 // Root is a sitemap a walk starts from.
@@ -151,6 +153,9 @@ func (k *walk) read(j job) {
 	defer body.Close()
 	k.n.Sitemaps++
 	sc := scopeOf(j.u, j.named)
+	if f, ok := body.(interface{ Final() *url.URL }); ok && f.Final() != nil {
+		sc = scopeOf(clean(f.Final()), j.named) // redirected: where the file is, by its server's word
+	}
 	deep := false
 	res, err := Read(body, j.u.String(), k.lim, func(it Item) bool {
 		if k.ctx.Err() != nil {

@@ -154,3 +154,26 @@ func TestWalkEnds(t *testing.T) {
 		t.Errorf("cancel: %d yielded (the entry, then the end), %d fetched, last %v", n, fetched, last)
 	}
 }
+
+// redirected is a body that came from another URL.
+type redirected struct {
+	io.ReadCloser
+	to *url.URL
+}
+
+func (r redirected) Final() *url.URL { return r.to }
+
+// TestWalkRedirected: a sitemap redirected elsewhere is judged by the
+// location rule of where it was found, not of the URL it was listed at.
+func TestWalkRedirected(t *testing.T) {
+	t.Parallel()
+	const s = "https://ex.com/"
+	to, _ := url.Parse(s + "other/s.xml")
+	w := &Walker{Fetch: func(context.Context, *url.URL) (io.ReadCloser, error) {
+		return redirected{io.NopCloser(strings.NewReader(urlset(s+"other/p", s+"blog/p"))), to}, nil
+	}}
+	locs, errs, n := walked(w, Root{URL: s + "blog/s.xml"})
+	if strings.Join(locs, " ") != s+"other/p" || len(errs) != 0 || n.Outside != 1 {
+		t.Errorf("locs %v, errors %v, %+v; want other/p only", locs, errs, n)
+	}
+}
