@@ -165,6 +165,8 @@ func TestReadBadFiles(t *testing.T) {
 		{"gzip of gzip", gz(t, gz(t, urlsetXML)), Limits{}, ErrMalformed, 0},
 		{"text with comments and one bad line", "# pages\nnot a url\nhttps://ex.com/1\n", Limits{}, nil, 1},
 		{"comments only", "# nothing yet\n", Limits{}, nil, 0},
+		{"markup of every kind, with '>' inside", `<urlset><url><loc>https://ex.com/1</loc></url><!-- a > b - > c --><![CDATA[x>]]><?pi a ? > b?>` +
+			`<url a="x>" b='>'><loc>https://ex.com/2</loc></url></urlset>`, Limits{}, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -193,19 +195,27 @@ func TestReadGzipBomb(t *testing.T) {
 			_, _ = zw.Write(run)
 		}
 		_ = zw.Close()
-		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		items, _, err := readAll(t, b.String(), Limits{})
-		runtime.ReadMemStats(&m1)
+		items, alloc, err := allocated(t, b.String())
 		var le *LimitError
 		if !errors.As(err, &le) || le.Bound != "file bytes" || len(items) != 1 {
 			t.Fatalf("pad %q, compressed %d bytes: err %v, %d items; want the file bytes bound and the one URL", pad, b.Len(), err, len(items))
 		}
-		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<20 {
+		if alloc > 4<<20 {
 			t.Errorf("pad %q: %d bytes allocated to read %d", pad, alloc, MaxFileBytes)
 		}
 	}
+}
+
+// allocated reads body with the default Limits and returns its items,
+// the bytes the heap allocated meanwhile and its error.
+func allocated(t *testing.T, body string) ([]Item, uint64, error) {
+	t.Helper()
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	items, _, err := readAll(t, body, Limits{})
+	runtime.ReadMemStats(&m1)
+	return items, m1.TotalAlloc - m0.TotalAlloc, err
 }
 
 // TestReadStops: the read ends when fn returns false.
@@ -251,16 +261,12 @@ func TestReadLongToken(t *testing.T) {
 			_, _ = zw.Write(run)
 		}
 		_ = zw.Close()
-		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		items, _, err := readAll(t, b.String(), Limits{})
-		runtime.ReadMemStats(&m1)
+		items, alloc, err := allocated(t, b.String())
 		var le *LimitError
 		if !errors.Is(err, tc.want) || len(items) != 1 || tc.want == ErrLimit && (!errors.As(err, &le) || le.Bound != "token bytes") {
 			t.Errorf("%s: err %v, %d items; want %v and the one URL", tc.name, err, len(items), tc.want)
 		}
-		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<20 {
+		if alloc > 4<<20 {
 			t.Errorf("%s: %d bytes allocated", tc.name, alloc)
 		}
 	}
