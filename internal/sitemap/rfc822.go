@@ -9,14 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// rfc822Zones are the zone names of RFC 822 §5, as hours east of UTC.
-var rfc822Zones = map[string]int{
-	"UT": 0, "UTC": 0, "GMT": 0, "Z": 0,
-	"EST": -5, "EDT": -4, "CST": -6, "CDT": -5,
-	"MST": -7, "MDT": -6, "PST": -8, "PDT": -7,
-}
+	"github.com/robotsext/robotsext/internal/mailzone"
+)
 
 // months are the month names, by their first three letters.
 var months = map[string]time.Month{
@@ -83,24 +78,13 @@ func clock(s string) (hh, mm, ss int, ok bool) {
 	return hh, mm, ss, ok1 && ok2 && ok3 && hh < 24 && mm < 60 && ss < 61
 }
 
-// zone reads a zone as seconds east of UTC.
+// zone reads a zone as seconds east of UTC (mailzone.Offset), a
+// military letter other than Z as UTC.
 func zone(s string) (int, bool) {
-	if len(s) == 5 && (s[0] == '+' || s[0] == '-') {
-		hhmm, ok := digits(s[1:], 4, 4)
-		if !ok || hhmm%100 >= 60 || hhmm/100 >= 24 {
-			return 0, false
-		}
-		off := (hhmm/100*60 + hhmm%100) * 60
-		if s[0] == '-' {
-			off = -off
-		}
+	if off, ok := mailzone.Offset(s); ok {
 		return off, true
 	}
-	u := strings.ToUpper(s)
-	if h, ok := rfc822Zones[u]; ok {
-		return h * 3600, true
-	}
-	if len(u) == 1 && u[0] >= 'A' && u[0] <= 'Z' && u[0] != 'J' {
+	if u := s[0] | 0x20; len(s) == 1 && u >= 'a' && u <= 'z' && u != 'j' {
 		return 0, true // a military zone: RFC 2822 reads it as -0000
 	}
 	return 0, false
