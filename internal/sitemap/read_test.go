@@ -289,3 +289,31 @@ func TestReadAlternates(t *testing.T) {
 		t.Errorf("alternates %+v, want %+v", items[0].Alternates, want)
 	}
 }
+
+// TestReadYieldsAsBytesCome: an entry is passed on as soon as its bytes
+// have come, while the server still trickles the rest (here: nothing
+// more until the entry is seen). The 10 s bound only guards against a
+// hang.
+func TestReadYieldsAsBytesCome(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	got := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(pr, "u", Limits{}, func(it Item) bool { got <- it.Loc; return true })
+		done <- err
+	}()
+	go func() { _, _ = io.WriteString(pw, "<urlset><url><loc>https://ex.com/a</loc></url>  ") }()
+	select {
+	case loc := <-got:
+		if loc != "https://ex.com/a" {
+			t.Errorf("got %q", loc)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the entry was held back while the body was still open")
+	}
+	_ = pw.CloseWithError(io.ErrUnexpectedEOF)
+	if err := <-done; !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a body cut short: %v", err)
+	}
+}
