@@ -109,17 +109,8 @@ func WithoutBackoff() Option {
 // backoffLimits returns the settled back-off options: the first pause
 // without Retry-After, the cap, and the bound of a request's wait.
 func (cfg *config) backoffLimits() (base, limit, wait time.Duration) {
-	base, limit, wait = cfg.backoffBase, cfg.backoffMax, cfg.backoffWait
-	if base <= 0 {
-		base = DefaultBackoffBase
-	}
-	if limit <= 0 {
-		limit = DefaultMaxBackoff
-	}
-	if wait <= 0 {
-		wait = DefaultBackoffWait
-	}
-	return min(base, limit), limit, wait
+	base, limit = orDefault(cfg.backoffBase, DefaultBackoffBase), orDefault(cfg.backoffMax, DefaultMaxBackoff)
+	return min(base, limit), limit, orDefault(cfg.backoffWait, DefaultBackoffWait)
 }
 
 // backoffStats fills s's back-off counters from c.

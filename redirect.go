@@ -145,18 +145,20 @@ func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next Red
 	return err
 }
 
-// BlockedError is the error of a redirect hop robots.txt disallows; it
-// wraps ErrBlocked.
+// BlockedError is the error of a request refused without being sent (a
+// redirect hop, a sitemap ReadSitemaps reads), with the Verdict why; it
+// wraps ErrBlocked and the Verdict's Err (a robots.txt that could not be
+// read).
 type BlockedError struct {
-	URL     string  // the refused hop
+	URL     string  // the refused request's
 	Verdict Verdict // why
 }
 
 func (b *BlockedError) Error() string {
 	if b.Verdict.Rule != "" || b.Verdict.Line > 0 {
-		return fmt.Sprintf("robotsext: redirect to %s disallowed by robots.txt line %d (%q)", redact.RawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
+		return fmt.Sprintf("robotsext: %s disallowed by robots.txt line %d (%q)", redact.RawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
 	}
-	return fmt.Sprintf("robotsext: redirect to %s not allowed: %s", redact.RawURL(b.URL), b.Verdict.Reason)
+	return fmt.Sprintf("robotsext: %s not allowed: %s", redact.RawURL(b.URL), b.Verdict.Reason)
 }
 
 // Unwrap returns ErrBlocked and the Verdict's Err (nil when it has none;

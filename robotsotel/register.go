@@ -24,7 +24,7 @@
 // robotsext.cache.memory.usage (updowncounter By), robotsext.hold.ended
 // (robotsext.hold.result), robotsext.backoff.pauses
 // (robotsext.backoff.cause), robotsext.responses
-// (robotsext.status_class) and so on, 59 in this version. A counter added
+// (robotsext.status_class) and so on, 60 in this version. A counter added
 // to the table is exported here at once.
 //
 // Through OpenTelemetry's Prometheus exporter these become

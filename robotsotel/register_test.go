@@ -154,6 +154,7 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.sitemap.entries.skipped", "{entry}", "counter"},
 		{"robotsext.sitemap.entries.unchanged", "{entry}", "counter"},
 		{"robotsext.sitemap.loops", "{sitemap}", "counter"},
+		{"robotsext.sitemap.duplicates", "{sitemap}", "counter"},
 		{"robotsext.sitemap.limits", "{limit}", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {

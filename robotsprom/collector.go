@@ -22,7 +22,7 @@
 // Prom names), which docs/observability.md lists: robotsext_checks_total,
 // robotsext_allowed_total{reason}, robotsext_blocked_total{reason},
 // robotsext_robotstxt_fetches_total{outcome},
-// robotsext_pace_wait_seconds, robotsext_cache_origins and so on, 59 in
+// robotsext_pace_wait_seconds, robotsext_cache_origins and so on, 60 in
 // this version. A counter added to the table is exported here at once.
 //
 // The reason label is short and stable: no_match, allow_rule,
