@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocolly/colly/v2"
@@ -204,12 +205,20 @@ func (e *Extension) heldAtWire(c *colly.Collector, r *colly.Request, host string
 	if ctx.Err() != nil {
 		return false
 	}
-	if c != nil && c.Async && c.MaxRequests == 0 && e.requeue(r) == nil {
-		e.stats.backoffRequeued.Add(1)
-		r.Abort()
+	return !e.sentAgain(c, r, &e.stats.backoffRequeued) && e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
+}
+
+// sentAgain sends r, which must not go on the wire now, again to wait in
+// the OnRequest hook, outside every LimitRule slot, counts it in n and
+// aborts r, when r's collector is Async without MaxRequests (see
+// backoffWire); it reports whether it did.
+func (e *Extension) sentAgain(c *colly.Collector, r *colly.Request, n *atomic.Uint64) bool {
+	if c == nil || !c.Async || c.MaxRequests != 0 || e.requeue(r) != nil {
 		return false
 	}
-	return e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
+	n.Add(1)
+	r.Abort()
+	return true
 }
 
 // requeue sends r again as a new request of its collector, as Retry does,

@@ -112,9 +112,12 @@ type Stats struct {
 	// LimitRule slot before the pause began) and were sent again to wait
 	// in the OnRequest hook; each original reaches OnError with
 	// colly.ErrAbortedBeforeRequest, and a Retry of it sends nothing
-	// (ErrRequeued).
+	// (ErrRequeued). TurnRequeued counts those a fleet's Backend granted
+	// their start in the hook whose host another request took while they
+	// waited for their slot, sent again in the same way rather than wait
+	// in the slot (docs/scaling.md).
 	BackoffWaited, BackoffRefused uint64
-	BackoffRequeued               uint64
+	BackoffRequeued, TurnRequeued uint64
 	BackoffWaiting                int64
 	PausedHosts                   int
 	// PaceWaits is how long each request to a paced host (a Crawl-delay,
@@ -188,6 +191,7 @@ type counters struct {
 	tdmFiles            atomic.Uint64
 	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
+	turnRequeued        atomic.Uint64
 	sitemaps            isitemap.Totals
 	paceWaits           tally.Durations
 	fetchDurations      tally.Durations
@@ -255,6 +259,7 @@ func (c *counters) snapshot() Stats {
 		TDMRepFiles:       c.tdmFiles.Load(),
 		TDMRepMalformed:   c.tdmMalformed.Load(),
 		BackoffRequeued:   c.backoffRequeued.Load(),
+		TurnRequeued:      c.turnRequeued.Load(),
 		PaceWaits:         snapshot(&c.paceWaits),
 		FetchDurations:    snapshot(&c.fetchDurations),
 		Responses:         c.responses.Map(),

@@ -1,0 +1,15 @@
+package ledger
+
+import (
+	"testing"
+
+	"github.com/robotsext/robotsext/internal/layout"
+)
+
+// TestImports keeps the package to the standard library.
+func TestImports(t *testing.T) {
+	t.Parallel()
+	layout.Check(t, "github.com/robotsext/robotsext/internal/ledger", layout.Rule{
+		Imports: func(_ string, standard bool) bool { return standard },
+	})
+}
