@@ -163,8 +163,8 @@ func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host strin
 }
 
 // ErrRequeued is the error of Colly's Retry (or Do) of a request that the
-// Extension has already sent again to wait for its host's pause (see
-// Stats.BackoffRequeued): the retry is dropped before anything is sent,
+// Extension has already sent again to wait for its host's pause or turn
+// (Stats.BackoffRequeued, TurnRequeued): the retry is dropped unsent,
 // counted in Stats.RetriesDropped and logged at Debug, so that a retry
 // idiom in OnError, which sees the original as aborted, cannot fetch the
 // page a second time. The copy the Extension sent is the page's one

@@ -161,8 +161,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 57 {
-				t.Errorf("%d metric families, want 57", len(families))
+			if len(families) != 58 {
+				t.Errorf("%d metric families, want 58", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {
