@@ -2,10 +2,12 @@ package robotsext
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/backend"
 	"github.com/robotsext/robotsext/internal/simhost"
 )
@@ -25,9 +27,25 @@ import (
 // must stay a small fraction of one delay (a third: one request stalled
 // 89 ms there once, under -race beside other tests at load 20). Every page is answered once,
 // and the pace at the server stays exact: gaps of at least the delay, one
-// page in flight, fleet-wide.
+// page in flight, fleet-wide. A seam: with a retry idiom in OnError, which
+// sees each original sent again as aborted, its Retry sends nothing
+// (ErrRequeued) and the page is still fetched once.
 func TestSlowHostHoldsNoSlotFleet(t *testing.T) {
 	t.Parallel()
+	for _, retry := range []bool{false, true} {
+		name := "no retry"
+		if retry {
+			name = "retry up to 3 times on any error"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			slowHostFleet(t, retry)
+		})
+	}
+}
+
+// slowHostFleet is a row of TestSlowHostHoldsNoSlotFleet.
+func slowHostFleet(t *testing.T, retry bool) {
 	const delay = 300 * time.Millisecond
 	srv := simhost.New(2, func(i int) simhost.Spec {
 		if i == 0 {
@@ -48,16 +66,32 @@ func TestSlowHostHoldsNoSlotFleet(t *testing.T) {
 		}
 	}
 	var (
-		wg  sync.WaitGroup
-		res [2]scaleResult
-		ext [2]*Extension
+		wg        sync.WaitGroup
+		res       [2]scaleResult
+		ext       [2]*Extension
+		mu        sync.Mutex
+		retryErrs []error // what the idiom's Retry calls returned
 	)
+	idiom := func(c *colly.Collector) {
+		if !retry {
+			return
+		}
+		c.OnError(func(r *colly.Response, _ error) {
+			if n, _ := r.Ctx.GetAny("retries").(int); n < 3 {
+				r.Ctx.Put("retries", n+1)
+				err := r.Request.Retry()
+				mu.Lock()
+				retryErrs = append(retryErrs, err)
+				mu.Unlock()
+			}
+		})
+	}
 	for w := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			res[w] = scaleCrawl{srv: srv, par: 1, limit: time.Minute, feed: feed(w),
-				opts: []Option{WithBackend(shared)}, apply: func(e *Extension) { ext[w] = e }}.run()
+				opts: []Option{WithBackend(shared)}, apply: func(e *Extension) { ext[w] = e }, collector: idiom}.run()
 		}()
 	}
 	wg.Wait()
@@ -75,6 +109,16 @@ func TestSlowHostHoldsNoSlotFleet(t *testing.T) {
 		}
 		return 0
 	})
+	if retry {
+		if requeued == 0 || uint64(len(retryErrs)) != requeued {
+			t.Errorf("the idiom retried %d requests, want one per request sent again (%d, not none)", len(retryErrs), requeued)
+		}
+		for _, err := range retryErrs {
+			if !errors.Is(err, ErrRequeued) {
+				t.Errorf("a retry of a request sent again returned %v, want ErrRequeued", err)
+			}
+		}
+	}
 	if rp.Pages != 48 {
 		t.Errorf("the server saw %d page requests, want 48: a request sent again must not be sent twice", rp.Pages)
 	}
