@@ -72,10 +72,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 					pc.doneToken(tok)
 					return ErrTurnTaken
 				}
-				if h.idle == nil {
-					h.idle = make(chan struct{})
-				}
-				idle := h.idle
+				idle := h.idleLocked()
 				pc.mu.Unlock()
 				if err := waitIdle(ctx, idle, maxClaim-age); err != nil {
 					return err
@@ -239,4 +236,13 @@ func (pc *Pacer) drop(key string) {
 	}
 	delete(pc.hosts, key)
 	delete(pc.unclaimLater, key)
+}
+
+// idleLocked returns the channel closed when h's claim ends, making it
+// for the first request to wait for it. pc.mu must be held.
+func (h *hostPace) idleLocked() <-chan struct{} {
+	if h.idle == nil {
+		h.idle = make(chan struct{})
+	}
+	return h.idle
 }

@@ -73,33 +73,40 @@ func (pc *Pacer) giveBack(key string, tok any, prev time.Time) {
 // or ctx ends: what the gate checks before it asks the Backend.
 func (pc *Pacer) localFree(ctx context.Context, key string) error {
 	for {
-		pc.mu.Lock()
-		h := pc.hosts[key]
-		if h == nil {
-			pc.mu.Unlock()
+		idle, wait, ok := pc.localHold(key)
+		var err error
+		switch {
+		case !ok:
+			return ctx.Err()
+		case idle != nil:
+			err = waitIdle(ctx, idle, wait)
+		case wait > 0:
+			err = pc.sleep(ctx, wait)
+		default:
 			return ctx.Err()
 		}
-		now := pc.now()
-		if age := now.Sub(h.claimedAt); h.busy && age < maxClaim {
-			if h.idle == nil {
-				h.idle = make(chan struct{})
-			}
-			idle := h.idle
-			pc.mu.Unlock()
-			if err := waitIdle(ctx, idle, maxClaim-age); err != nil {
-				return err
-			}
-			continue
-		}
-		start := later(now, h.lastStart.Add(h.delay), h.doneAt.Add(h.delay))
-		pc.mu.Unlock()
-		if !start.After(now) {
-			return ctx.Err()
-		}
-		if err := pc.sleep(ctx, start.Sub(now)); err != nil {
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// localHold returns what holds host key back here now: a request's
+// claim (idle is closed when it ends, waited for wait at most), or the
+// delay after the host's latest start and answer (wait, 0 when it has
+// passed); ok is false when the host is not paced.
+func (pc *Pacer) localHold(key string) (idle <-chan struct{}, wait time.Duration, ok bool) {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	h := pc.hosts[key]
+	if h == nil {
+		return nil, 0, false
+	}
+	now := pc.now()
+	if age := now.Sub(h.claimedAt); h.busy && age < maxClaim {
+		return h.idleLocked(), maxClaim - age, true
+	}
+	return nil, later(now, h.lastStart.Add(h.delay), h.doneAt.Add(h.delay)).Sub(now), true
 }
 
 // givingBack reports whether host key's requests may still give their
