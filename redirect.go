@@ -12,11 +12,11 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
-	"github.com/robotsext/robotsext/internal/ledger"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -98,7 +98,7 @@ const (
 // WrapRedirectHandler(WithRedirectHandler's handler); call it yourself only
 // when you set a redirect handler after Apply.
 func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
-	hops := &hopLedger{Memory: retryMemory, Max: retryLedgerMax}
+	hops := &hopLedger{}
 	return func(req *http.Request, via []*http.Request) error {
 		err := e.redirectHop(req, via, next, hops)
 		if err == http.ErrUseLastResponse { // compared as net/http does
@@ -271,7 +271,7 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 	r := resp.Request
 	trap := e.armHop(r, d)
 	key := retryKeyOf(r)
-	if !d.hops.Claim(key, e.cfg.now()) {
+	if !d.hops.claim(key, e.cfg.now()) {
 		// A retry of r reached the wire before it could be recognised,
 		// was deferred in turn, and its hop is re-issued already.
 		e.stats.retriesDropped.Add(1)
@@ -280,12 +280,12 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 		return
 	}
 	if rerr := e.reissue(r, d, trap.body); rerr != nil {
-		d.hops.Forget(key)
+		d.hops.forget(key)
 		r.Body = trap.body // nothing was re-issued: a retry of r may go out
 		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", redact.RawURL(d.URL), "error", redact.In(rerr.Error(), d.URL))
 		return
 	}
-	d.hops.Claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
+	d.hops.claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
 }
 
 // reissue sends the hop d of request r as a request of its own through r's
@@ -395,7 +395,67 @@ func retryKeyOf(r *colly.Request) retryKey {
 }
 
 // hopLedger remembers the requests whose deferred hop a redirect handler
-// re-issued, by the Extension's clock, for retryMemory and retryLedgerMax
-// of them at most, so that the hop of a retry of one of them is not
-// re-issued a second time.
-type hopLedger = ledger.Ledger[retryKey]
+// re-issued, by the Extension's clock, so that the hop of a retry of one
+// of them is not re-issued a second time. An entry is removed when it is
+// used and expires after retryMemory; a full ledger (retryLedgerMax
+// entries younger than that) remembers no more. It is safe for concurrent
+// use; a nil *hopLedger remembers nothing.
+type hopLedger struct {
+	mu sync.Mutex
+	at map[retryKey]time.Time // when the hop was re-issued
+}
+
+// claim reports whether the hop of request k is to be re-issued now: yes,
+// and k is remembered as of now, unless k's hop was re-issued within
+// retryMemory, which is then forgotten.
+func (l *hopLedger) claim(k retryKey, now time.Time) bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at, ok := l.at[k]; ok {
+		delete(l.at, k)
+		if now.Sub(at) < retryMemory {
+			return false
+		}
+	}
+	if l.at == nil {
+		l.at = make(map[retryKey]time.Time)
+	}
+	if len(l.at) >= retryLedgerMax {
+		for old, at := range l.at {
+			if now.Sub(at) >= retryMemory {
+				delete(l.at, old)
+			}
+		}
+		if len(l.at) >= retryLedgerMax {
+			return true
+		}
+	}
+	l.at[k] = now
+	return true
+}
+
+// claimed restarts k's memory at now, if k is remembered: the hop was
+// re-issued, and a synchronous collector has fetched it meanwhile.
+func (l *hopLedger) claimed(k retryKey, now time.Time) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if _, ok := l.at[k]; ok {
+		l.at[k] = now
+	}
+	l.mu.Unlock()
+}
+
+// forget drops k: its hop was not re-issued after all.
+func (l *hopLedger) forget(k retryKey) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	delete(l.at, k)
+	l.mu.Unlock()
+}

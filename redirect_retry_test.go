@@ -373,23 +373,23 @@ func TestHopLedger(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			l := hopLedger{Memory: retryMemory, Max: retryLedgerMax}
+			var l hopLedger
 			for i := range tt.fill {
-				l.Claim(key(colly.NewContext(), hdr, fmt.Sprintf("http://fill.test/%d", i)), t0)
+				l.claim(key(colly.NewContext(), hdr, fmt.Sprintf("http://fill.test/%d", i)), t0)
 			}
 			for i, s := range tt.steps {
 				now := t0.Add(s.at)
 				switch s.op {
 				case "claim":
-					if got := l.Claim(s.k, now); got != s.want {
+					if got := l.claim(s.k, now); got != s.want {
 						t.Errorf("step %d: claim = %v, want %v", i, got, s.want)
 					}
 				case "claimed":
-					l.Claimed(s.k, now)
+					l.claimed(s.k, now)
 				case "forget":
-					l.Forget(s.k)
+					l.forget(s.k)
 				}
-				if n := l.Len(); n > retryLedgerMax {
+				if n := len(l.at); n > retryLedgerMax {
 					t.Errorf("step %d: %d entries, more than %d", i, n, retryLedgerMax)
 				}
 			}
@@ -397,19 +397,19 @@ func TestHopLedger(t *testing.T) {
 	}
 	var nilLedger *hopLedger
 	for i := 0; i < 2; i++ {
-		if !nilLedger.Claim(a, t0) {
+		if !nilLedger.claim(a, t0) {
 			t.Errorf("claim %d: a nil ledger held a hop back", i+1)
 		}
 	}
-	nilLedger.Claimed(a, t0)
-	nilLedger.Forget(a)
+	nilLedger.claimed(a, t0)
+	nilLedger.forget(a)
 }
 
 // TestHopLedgerConcurrent: of many goroutines claiming one request's hop
 // at once, exactly one re-issues it; run under -race.
 func TestHopLedgerConcurrent(t *testing.T) {
 	t.Parallel()
-	l := hopLedger{Memory: retryMemory, Max: retryLedgerMax}
+	var l hopLedger
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	hdr := http.Header{}
 	r := &colly.Request{Ctx: colly.NewContext(), Method: http.MethodGet, Headers: &hdr}
@@ -420,11 +420,11 @@ func TestHopLedgerConcurrent(t *testing.T) {
 	for i := range 64 {
 		wg.Go(func() {
 			other := retryKeyOf(&colly.Request{Ctx: colly.NewContext(), Method: http.MethodGet, URL: r.URL, Headers: &hdr})
-			l.Claim(other, t0)
+			l.claim(other, t0)
 			if i%2 == 0 {
-				l.Claimed(other, t0)
+				l.claimed(other, t0)
 			}
-			if l.Claim(k, t0) {
+			if l.claim(k, t0) {
 				wins.Add(1)
 			} else {
 				misses.Add(1)

@@ -112,10 +112,8 @@ type Stats struct {
 	// LimitRule slot before the pause began) and were sent again to wait
 	// in the OnRequest hook; each original reaches OnError with
 	// colly.ErrAbortedBeforeRequest, and a Retry of it sends nothing
-	// (ErrRequeued). TurnRequeued counts those a fleet's Backend granted
-	// their start in the hook whose host another request took while they
-	// waited for their slot, sent again in the same way rather than wait
-	// in the slot (docs/scaling.md).
+	// (ErrRequeued). TurnRequeued counts those sent again because another request took the turn
+	// the fleet's Backend gave them in the hook while they waited for their slot (docs/scaling.md).
 	BackoffWaited, BackoffRefused uint64
 	BackoffRequeued, TurnRequeued uint64
 	BackoffWaiting                int64
