@@ -109,17 +109,8 @@ func WithoutBackoff() Option {
 // backoffLimits returns the settled back-off options: the first pause
 // without Retry-After, the cap, and the bound of a request's wait.
 func (cfg *config) backoffLimits() (base, limit, wait time.Duration) {
-	base, limit, wait = cfg.backoffBase, cfg.backoffMax, cfg.backoffWait
-	if base <= 0 {
-		base = DefaultBackoffBase
-	}
-	if limit <= 0 {
-		limit = DefaultMaxBackoff
-	}
-	if wait <= 0 {
-		wait = DefaultBackoffWait
-	}
-	return min(base, limit), limit, wait
+	base, limit = orDefault(cfg.backoffBase, DefaultBackoffBase), orDefault(cfg.backoffMax, DefaultMaxBackoff)
+	return min(base, limit), limit, orDefault(cfg.backoffWait, DefaultBackoffWait)
 }
 
 // backoffStats fills s's back-off counters from c.
@@ -150,7 +141,9 @@ func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host strin
 	if atWire {
 		admit = e.pauses.AdmitAtWire
 	}
-	retryAt, refused := admit(ctx, host, r)
+	wctx, stop := e.closer.Bind(ctx) // Close wakes the wait for a probe's answer too
+	retryAt, refused := admit(wctx, host, r)
+	stop()
 	if !refused {
 		return true // on ctx's end Colly fails the request
 	}

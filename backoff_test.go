@@ -3,10 +3,12 @@ package robotsext
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -511,5 +513,67 @@ func TestBackoffBackendDown(t *testing.T) {
 	if during > 8 || ok != sc.pages || st.BackendErrors == 0 || st.Pauses[PauseUnavailable] != 1 {
 		t.Fatalf("%d requests in the overload, %d pages 200, %d backend errors, pauses %v; want ≤ 8, %d, some, one local pause",
 			during, ok, st.BackendErrors, st.Pauses, sc.pages)
+	}
+}
+
+// TestBackoffAbortedProbe proves that a probe aborted by an OnRequest
+// callback registered after Apply (Colly's everyday URL filter) stalls
+// its host for about 2 s plus two delays, not 30 s: one host at
+// Crawl-delay 0.1 answers /p0 with 503 Retry-After: 1; /p1–/p4 are
+// visited 0.3 s later, and the filter aborts the first of them to leave
+// the hook (the probe, which never reaches the wire). The next request
+// probes once the aborted one's time to reach the wire is over, and every
+// page still due arrives within seconds. It runs on the real clock, as
+// the crawl goes through Colly; the 20 s bound is a failing run's. Before,
+// nothing reached the server until the probe expired, 31 s in.
+func TestBackoffAbortedProbe(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			io.WriteString(w, "User-agent: *\nCrawl-delay: 0.1\n")
+		case "/p0":
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			mu.Lock()
+			got = append(got, r.URL.Path)
+			mu.Unlock()
+			tinyPage(w)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	cr := newCrawler(t, srv, true)
+	var aborted atomic.Bool
+	cr.c.OnRequest(func(r *colly.Request) { // after Apply: runs once the hook let r go
+		if r.URL.Path != "/p0" && aborted.CompareAndSwap(false, true) {
+			r.Abort()
+		}
+	})
+	start := time.Now()
+	if err := cr.c.Visit("http://h.test/p0"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the scenario's: the pages come during the pause
+	for _, u := range []string{"/p1", "/p2", "/p3", "/p4"} {
+		if err := cr.c.Visit("http://h.test" + u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	go func() { cr.c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second): // only a failing run waits this long
+		t.Fatal("the host's pages still wait for a probe aborted 20 s ago")
+	}
+	took := time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("pages %v fetched in %v", got, took)
+	if len(got) != 3 || !aborted.Load() {
+		t.Errorf("server saw %v (aborted one: %v); want the three pages not aborted", got, aborted.Load())
 	}
 }

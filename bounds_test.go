@@ -335,9 +335,9 @@ func (f *inFlight) leave() { f.now.Add(-1) }
 // bound: more would only add to the time under -race), each robots.txt answer
 // takes 10 ms so that fetches overlap, and the server-side maximum of
 // concurrent robots.txt handlers reaches the bound (the crawl really was
-// concurrent) and never exceeds the hard bound (a fetch held past 1 s
-// turns slow and stops counting, up to 8 × the bound of them), for the
-// default (32) and for 4.
+// concurrent) and never exceeds the hard bound (a fetch without headers
+// after 100 ms turns slow and stops counting, up to 32 × the bound of
+// them), for the default (32) and for 4.
 func TestBoundsFetchConcurrency(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -383,8 +383,8 @@ func TestBoundsFetchConcurrency(t *testing.T) {
 
 			got := robots.max.Load()
 			t.Logf("%s: at most %d robots.txt requests in flight at the server (bound %d)", tt.name, got, tt.bound)
-			// A fetch held past lifecycle.DefaultSlowAfter (a slow start
-			// of this machine's) stops counting against the bound.
+			// A fetch held past its wait for headers (lifecycle.MinSlowAfter
+			// at first) stops counting against the bound.
 			if hard := tt.bound * (1 + lifecycle.SlowFactor); got > hard {
 				t.Errorf("%d robots.txt requests in flight at once, above the hard bound %d", got, hard)
 			}

@@ -109,8 +109,9 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 
 // TestClosedRefuses holds what reaches a closed Extension to ErrClosed:
 // a request of an attached collector is refused at once (OnBlocked sees
-// ReasonLocalError and ErrClosed; nothing is sent, nothing held), and so
-// are Check and Sitemaps; a second Close returns nil.
+// ReasonClosed and ErrClosed, not a local error, and no RetryAt, and
+// nothing is logged at Warn; nothing is sent, nothing held), Check and Sitemaps return ErrClosed; a second
+// Close returns nil.
 func TestClosedRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -126,7 +127,8 @@ func TestClosedRefuses(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, robotsTxt("User-agent: *\nAllow: /\nCrawl-delay: 0\n"))
 			c := colly.NewCollector(colly.UserAgent(closeUA))
-			ext := Apply(c, append([]Option{quiet()}, tt.opts...)...)
+			var warns identityLog // Warn and above
+			ext := Apply(c, append([]Option{WithLogger(warns.logger())}, tt.opts...)...)
 			var log blockLog
 			ext.OnBlocked(log.record)
 			if err := ext.Close(); err != nil {
@@ -143,17 +145,20 @@ func TestClosedRefuses(t *testing.T) {
 				t.Errorf("a closed Extension let %d robots.txt and %v page requests out", n, s.seen())
 			}
 			_, vs := log.get()
-			if len(vs) != 1 || vs[0].Reason != ReasonLocalError || !errors.Is(vs[0].Err, ErrClosed) || !errors.Is(vs[0].Err, ErrLocal) {
-				t.Errorf("OnBlocked saw %+v, want one ReasonLocalError with ErrClosed", vs)
+			if len(vs) != 1 || vs[0].Reason != ReasonClosed || !errors.Is(vs[0].Err, ErrClosed) || errors.Is(vs[0].Err, ErrLocal) || !vs[0].RetryAt.IsZero() {
+				t.Errorf("OnBlocked saw %+v, want one ReasonClosed with ErrClosed and no RetryAt", vs)
 			}
-			if v, err := ext.Check(s.URL + "/page"); err != nil || v.Allowed || !errors.Is(v.Err, ErrClosed) {
+			if v, err := ext.Check(s.URL + "/page"); !errors.Is(err, ErrClosed) || v.Allowed || v.Reason != ReasonClosed {
 				t.Errorf("Check = %+v, %v; want refused with ErrClosed", v, err)
 			}
 			if _, err := ext.Sitemaps(s.URL + "/"); !errors.Is(err, ErrClosed) {
 				t.Errorf("Sitemaps = %v, want ErrClosed", err)
 			}
-			if st := ext.Stats(); st.Blocked[ReasonLocalError] != 1 || st.Held != 0 {
-				t.Errorf("Stats: blocked %v, held %d; want one local_error, none held", st.Blocked, st.Held)
+			if got := warns.matching("robotsext"); len(got) != 0 {
+				t.Errorf("a refusal after Close logged at Warn: %q", got)
+			}
+			if st := ext.Stats(); st.Blocked[ReasonClosed] != 1 || st.Blocked[ReasonLocalError] != 0 || st.Held != 0 {
+				t.Errorf("Stats: blocked %v, held %d; want one closed, none held", st.Blocked, st.Held)
 			}
 		})
 	}
@@ -177,8 +182,8 @@ func TestCloseDuringRedirect(t *testing.T) {
 	_ = c.Visit(s.URL + "/away")
 	c.Wait()
 	var be *BlockedError
-	if !errors.As(got, &be) || !errors.Is(be.Verdict.Err, ErrClosed) {
-		t.Fatalf("OnError got %v, want a BlockedError for ErrClosed", got)
+	if !errors.As(got, &be) || !errors.Is(got, ErrClosed) || !errors.Is(got, ErrBlocked) {
+		t.Fatalf("OnError got %v, want a BlockedError for ErrClosed (errors.Is both ErrClosed and ErrBlocked)", got)
 	}
 	if n := other.robotsHits.Load(); n != 0 || len(other.seen()) != 0 {
 		t.Errorf("the hop's host got %d robots.txt and %v page requests", n, other.seen())
@@ -228,5 +233,36 @@ func TestCloseWakesHeld(t *testing.T) {
 	}
 	if st := ext.Stats(); st.Held != 1 || st.GaveUp != 1 || st.HeldNow != 0 {
 		t.Errorf("Stats: held %d, gave up %d, held now %d; want 1, 1, 0", st.Held, st.GaveUp, st.HeldNow)
+	}
+}
+
+// TestCloseNilOrZero closes a nil and a zero Extension: nil, no panic
+// (both panicked before Close checked for them).
+func TestCloseNilOrZero(t *testing.T) {
+	t.Parallel()
+	for _, e := range []*Extension{nil, {}} {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close of %p = %v, want nil", e, err)
+		}
+	}
+}
+
+// TestApplyTwiceWarns: Apply on a collector that carries an Extension
+// already warns once (it was silent); Apply on a clone of it, which
+// carries none of its hooks though it shares its storage, does not.
+func TestApplyTwiceWarns(t *testing.T) {
+	t.Parallel()
+	c := colly.NewCollector(colly.UserAgent(closeUA))
+	first := Apply(c, quiet())
+	defer first.Close()
+	clone := c.Clone()
+	var again, cloned identityLog
+	Apply(c, WithLogger(again.logger()), WithDefaultDelay(0))
+	Apply(clone, WithLogger(cloned.logger()), WithDefaultDelay(0))
+	if got := again.matching("another Extension"); len(got) != 1 {
+		t.Errorf("a second Apply on one collector logged %q; want one warning", got)
+	}
+	if got := cloned.matching("another Extension"); len(got) != 0 {
+		t.Errorf("Apply on a clone logged %q; want nothing", got)
 	}
 }

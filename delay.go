@@ -77,7 +77,7 @@ func WithAdaptivePace(target float64) Option {
 // settled options, on its clock, with its Backend.
 func (e *Extension) newPacing() {
 	cfg := e.cfg
-	clock := pacing.Clock{Now: cfg.now, Sleep: cfg.sleep} // fetchedAt values come from this clock
+	clock := pacing.Clock{Now: cfg.now, Sleep: e.closer.Sleep(cfg.sleep)} // fetchedAt values come from this clock; Close wakes its sleeps
 	health := backendHealth{e}
 	pacerClock := clock
 	pacerClock.Now = cfg.clock() // nil for time.Now, which the Pacer then knows and reads cheaper (its monotonic part alone)

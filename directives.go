@@ -62,8 +62,8 @@ type Limit = directive.Limit
 
 // Directives is what a page's X-Robots-Tag headers and robots meta tags
 // say to one crawler, added up: restrictive rules win. Its fields, one
-// per rule, and its methods (From, Add, NofollowRule, IsZero, String)
-// read in full as directive.Directives.
+// per rule, and its methods (From, Add, Mark, MarkNofollowRule,
+// NofollowRule, IsZero, String) read in full as directive.Directives.
 type Directives = directive.Directives
 
 // MaxHeadScan is how many octets of an HTML body ParseMetaRobots reads

@@ -26,4 +26,5 @@ func ExampleReasons() {
 	// nofollow        can block: link of a nofollow page
 	// rel_nofollow    can block: link marked rel="nofollow"
 	// identity        can block: the crawler's identity is not usable: request refused
+	// closed          can block: the Extension is closed: request refused
 }

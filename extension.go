@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/robotsext/robotsext/internal/closing"
 	"github.com/robotsext/robotsext/internal/health"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
@@ -53,9 +54,7 @@ type Extension struct {
 	maxHeld       int64           // MaxHeld when 0; tests set it before use
 	builtinWarned atomic.Bool     // the warning of Colly's own check was logged
 	marks         atomic.Int64    // pages marked so far (nofollow.go); 0: no request carries a mark
-	closed        atomic.Bool     // Close was called (close.go): every lookup fails with ErrClosed
-	closing       context.Context // done when Close is called: it wakes held requests (hold.go)
-	closeAll      context.CancelFunc
+	closer        *closing.Closer // Close (close.go): it wakes every wait, and every lookup fails with ErrClosed
 
 	ident identityState // what the identity checks remember (identitycheck.go)
 
@@ -100,15 +99,27 @@ type Extension struct {
 //	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
 //	c.WithTransport(ext.PageTransport(myTransport)) // myTransport itself without WithPageCache
 //
-// With WithPageCache, Apply puts the cache in front of WithHTTPClient's
-// transport; a transport or proxy set after Apply otherwise (WithTransport,
+// With WithPageCache, Apply puts the cache in front of the collector's
+// transport (a proxy or transport set before Apply), else WithHTTPClient's;
+// a transport or proxy set after Apply otherwise (WithTransport,
 // SetProxy, SetProxyFunc, SetClient) replaces the cache: one Warn at the
 // next request says so, and pages go out paced and uncached.
 //
 // Callbacks registered before Apply run before the hook; a request they
-// abort is not checked. A collector made with c.Clone() shares c's
-// redirect handler but not its OnRequest hook: give it to ext.Attach so
-// that both share one cache and one pace per host.
+// abort is not checked. One aborted by a callback registered after Apply
+// (any callback of a c.Clone() given to ext.Attach) has waited its host's
+// pace, and costs it one delay: filter URLs before Apply, or with
+// colly.URLFilters or DisallowedURLFilters, which Visit checks before any
+// OnRequest. OnRequest callbacks registered after Apply run even for a
+// request the hook refused (Colly runs them all after an abort): test
+// r.IsAbort() in them, or watch refusals with OnBlocked. A collector made
+// with c.Clone() copies IgnoreRobotsTxt = true and c's redirect handler
+// but none of its callbacks: unattached, it skips robots.txt silently, so
+// give it to ext.Attach, and both share one cache and one pace per host.
+// One Extension per collector: Apply on a collector that carries one
+// already adds a second beside it (both hook every request, and once the
+// first is closed it refuses them all with ErrClosed; one Warn says so):
+// make a new collector per job.
 func Apply(c *colly.Collector, opts ...Option) *Extension {
 	cfg := newConfig(opts)
 	e := &Extension{
@@ -116,7 +127,7 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 		cfg:  cfg,
 		urls: whatwgUrl.NewParser(whatwgUrl.WithPercentEncodeSinglePercentSign()),
 	}
-	e.closing, e.closeAll = context.WithCancel(context.Background())
+	e.closer = closing.New(e.context())
 	e.health = e.newHealth()
 	e.newPacing()
 	e.cache = e.newCache()
@@ -145,8 +156,9 @@ func Apply(c *colly.Collector, opts ...Option) *Extension {
 // Attach makes c obey robots.txt through e: one robots.txt cache, one
 // pace per host, one Stats and the same OnBlocked functions for every
 // collector attached, as for the one given to Apply. Use it for clones
-// (detail := c.Clone(); ext.Attach(detail)) and for other collectors of
-// the same crawl. It turns Colly's own robots.txt check off
+// (detail := c.Clone(); ext.Attach(detail)): a clone not attached skips
+// robots.txt, and after Close its redirects fail with ErrClosed. Use it
+// for other collectors of the same crawl too. It turns Colly's own robots.txt check off
 // (c.IgnoreRobotsTxt = true), so nothing is fetched twice; registers an
 // OnRequest hook that aborts disallowed requests of every method, HEAD
 // included, and waits for the host's Crawl-delay; an OnRequestHeaders hook
@@ -181,12 +193,17 @@ func (e *Extension) Attach(c *colly.Collector) {
 	}
 	seen := e.attached[c]
 	e.attached[c] = true
+	var prev *Extension
 	if !seen {
-		e.attachVisits(c) // visits.go: links refused for their page's sake stay reachable
+		prev = e.attachVisits(c) // visits.go: links refused for their page's sake stay reachable
 	}
 	e.attachMu.Unlock()
 	if seen {
 		return
+	}
+	if prev.hooks(c) {
+		e.cfg.logger.Warn("robotsext: the collector carries another Extension already: both hook each request, and once that one is closed " +
+			"it refuses them all with ErrClosed; use a new collector per Extension (see Apply)")
 	}
 	c.IgnoreRobotsTxt = true
 	e.attachIdentity(c) // identitycheck.go: warnings, and the gate that refuses an unidentifiable crawl
@@ -223,7 +240,9 @@ func isYes(s string) bool {
 // aborts (in shadow mode: would abort), with the Verdict saying which rule
 // on which line decided, or which fetch outcome. Functions run in the
 // order registered, on the goroutine of the request, and must not block
-// for long.
+// for long. OnRequest callbacks registered after Apply still run for a
+// refused request (Colly runs each after an abort): OnBlocked is where a
+// refusal shows, or test r.IsAbort() there.
 //
 // For a redirect hop the request describes the hop (URL, Method, Headers,
 // Host) with a fresh empty Ctx and is not attached to the collector, so
@@ -250,7 +269,8 @@ func (e *Extension) OnBlocked(fn func(r *colly.Request, v Verdict)) {
 // hook always agree. It is not counted in Stats' Allowed and Blocked. URLs
 // that are not http or https are allowed with ReasonNotApplicable; the
 // error is ErrInvalidURL for URLs Colly would reject or without a host,
-// or the context's error. While the WithWebBotAuth key or URL is
+// or the context's error; after Close it is ErrClosed, with a
+// ReasonClosed Verdict. While the WithWebBotAuth key or URL is
 // unusable, every other URL is refused with ReasonIdentity and the cause,
 // as the hook refuses every request, and no robots.txt is fetched (its
 // request could not be signed either).
@@ -275,6 +295,9 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	}
 	en, err := e.entryFor(ctx, o)
 	if err != nil {
+		if err == ErrClosed {
+			return closedVerdict(), err
+		}
 		if errors.Is(err, ErrLocal) {
 			return Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}, nil
 		}
@@ -282,7 +305,9 @@ func (e *Extension) CheckContext(ctx context.Context, rawURL string) (Verdict, e
 	}
 	v := e.decide(en, robotstxt.PathOf(u))
 	if v.Allowed {
-		if _, err := e.usageVerdict(ctx, &v, en, u); err != nil {
+		if _, err := e.usageVerdict(ctx, &v, en, u); err != nil && e.closer.Closed() {
+			return closedVerdict(), ErrClosed
+		} else if err != nil {
 			return Verdict{}, err
 		}
 	}

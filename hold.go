@@ -87,39 +87,29 @@ func (e *Extension) hold(ctx context.Context, o lifecycle.Origin, decidePath fun
 			return v, true
 		}
 		if d := next.Sub(now); d > 0 {
-			if err := e.sleepHeld(ctx, d); err != nil {
+			if err := e.closer.Sleep(e.cfg.sleep)(ctx, d); err != nil {
 				if ctx.Err() == nil { // Close woke it
 					e.stats.gaveUp.Add(1)
-					return Verdict{Allowed: false, Reason: ReasonLocalError, Err: closedError{}, RetryAt: e.cfg.now()}, true
+					return closedVerdict(), true
 				}
 				return v, false
 			}
 		}
 		en, err := e.entryFor(ctx, o)
 		switch {
+		case errors.Is(err, ErrClosed):
+			e.stats.gaveUp.Add(1)
+			return closedVerdict(), true
 		case err == nil:
 			v = decidePath(en)
 		case ctx.Err() != nil:
 			return v, false
-		default: // ErrLocal again, or ErrClosed: refused now
+		default: // ErrLocal again: refused now
 			v = Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
-			if errors.Is(err, ErrClosed) {
-				e.stats.gaveUp.Add(1)
-				return v, true
-			}
 		}
 		if !deferrable(&v) {
 			e.stats.released.Add(1)
 			return v, true
 		}
 	}
-}
-
-// sleepHeld waits d on the Extension's clock (the one tests move) for a
-// held request, until ctx ends or the Extension is closed.
-func (e *Extension) sleepHeld(ctx context.Context, d time.Duration) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer context.AfterFunc(e.closing, cancel)()
-	defer cancel()
-	return e.cfg.sleep(ctx, d)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gocolly/colly/v2"
 	"github.com/robotsext/robotsext/internal/lifecycle"
 	"github.com/robotsext/robotsext/internal/pacing"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/ratelimit"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
@@ -45,6 +46,10 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	ctx := contextOf(c)
 	en, now, hit, err := e.entryAt(ctx, o) // now: the one reading of the clock, for the cache and the pace
 	if err != nil {
+		if err == ErrClosed {
+			e.stopped(ctx, r)
+			return
+		}
 		if !errors.Is(err, ErrLocal) { // the collector's context ended; Colly fails the request
 			e.stats.cancelled.Add(1)
 			return
@@ -52,7 +57,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		// This machine could not fetch robots.txt: the request cannot be
 		// checked, so it does not go out.
 		v := Verdict{Allowed: false, Reason: ReasonLocalError, Err: err, RetryAt: e.cfg.now()}
-		if e.cfg.deferMax > 0 && !errors.Is(err, ErrClosed) {
+		if e.cfg.deferMax > 0 {
 			e.onRequestHeld(c, r, o, v)
 			return
 		}
@@ -66,7 +71,9 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	var v Verdict
 	fetched, err := e.decideRequest(ctx, &v, en, r.URL)
 	if err != nil {
-		e.stats.cancelled.Add(1) // the context ended while tdmrep.json was fetched; Colly fails the request
+		if !e.stopped(ctx, r) {
+			e.stats.cancelled.Add(1) // the context ended while tdmrep.json was fetched; Colly fails the request
+		}
 		return
 	}
 	// waited: a step since now may have waited (a fetch of robots.txt or
@@ -82,7 +89,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	local := v.Allowed && (e.pages != nil || c.CacheDir != "") && e.servedLocally(c, r)
 	if v.Allowed && !local && e.pauses.Active() { // backoff.go
 		waited = true
-		if !e.admitted(ctx, r, o.Host) {
+		if !e.admitted(ctx, r, o.Host) || e.stopped(ctx, r) {
 			return
 		}
 	}
@@ -92,7 +99,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			r.Abort()
 		}
 		e.blocked(ctx, r, v)
-		if !e.cfg.shadow {
+		if !e.cfg.shadow || e.stopped(ctx, r) { // OnBlocked may have waited
 			return
 		}
 		waited = true
@@ -103,7 +110,8 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 	if e.adaptive.On() {
 		waited = true
 		if e.adaptive.Wait(ctx, o.Host) != nil {
-			return // the context ended and Colly fails the request
+			e.stopped(ctx, r) // else the context ended and Colly fails the request
+			return
 		}
 	}
 	if e.pacer.Paced() {
@@ -111,6 +119,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 			now = e.cfg.instant()
 		}
 		e.paceWait(ctx, r, o.Host, now)
+		e.stopped(ctx, r)
 	}
 }
 
@@ -122,7 +131,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 func (e *Extension) paceWait(ctx context.Context, r *colly.Request, host string, now time.Duration) {
 	err := e.pacer.WaitAt(ctx, host, r, now)
 	for errors.Is(err, pacing.ErrPaused) {
-		if !e.admitted(ctx, r, host) || ctx.Err() != nil {
+		if !e.admitted(ctx, r, host) || ctx.Err() != nil || e.closer.Closed() {
 			return
 		}
 		err = e.pacer.Wait(ctx, host, r) // after a wait: the clock read anew
@@ -149,16 +158,16 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 		e.stats.cancelled.Add(1)
 		return
 	}
-	if v.Allowed && e.pauses.Active() && !e.admitted(ctx, r, o.Host) {
+	if v.Allowed && e.pauses.Active() && (!e.admitted(ctx, r, o.Host) || e.stopped(ctx, r)) {
 		return
 	}
 	e.stats.decided(v)
 	if !v.Allowed {
-		if !e.cfg.shadow || v.Reason == ReasonLocalError {
+		if !e.cfg.shadow || v.Reason.undecided() {
 			r.Abort()
 		}
 		e.blocked(ctx, r, v)
-		if !e.cfg.shadow || v.Reason == ReasonLocalError {
+		if !e.cfg.shadow || v.Reason.undecided() {
 			return
 		}
 	}
@@ -166,10 +175,12 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 		return
 	}
 	if e.adaptive.On() && e.adaptive.Wait(ctx, o.Host) != nil {
+		e.stopped(ctx, r)
 		return
 	}
 	if e.pacer.Paced() {
 		e.paceWait(ctx, r, o.Host, e.cfg.instant())
+		e.stopped(ctx, r)
 	}
 }
 
@@ -185,9 +196,10 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if e.local.Any() && e.localAtWire(c, r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
-	if contextOf(c).Err() != nil {
+	if contextOf(c).Err() != nil || e.stopped(contextOf(c), r) {
 		// The crawl is being cancelled: r neither waits nor probes, and
-		// the client fails it at once with the context's error.
+		// the client fails it at once with the context's error. Or the
+		// Extension is closed, and r is refused.
 		return
 	}
 	e.judgeSent(sentUserAgent(r.Headers)) // identitycheck.go: the User-Agent this request carries
@@ -209,9 +221,13 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 		// The fleet's Backend may hold r back at the wire for its host's back-off, or r gives back a
 		// turn taken while it waited for its slot: r goes back to wait as backoffWire sends it.
 		for err := e.pacer.Gate(ctx, o.Host, r, r.URL); errors.Is(err, pacing.ErrPaused) || errors.Is(err, pacing.ErrTurnTaken); err = e.pacer.Gate(ctx, o.Host, r, r.URL) {
-			if errors.Is(err, pacing.ErrTurnTaken) && e.sentAgain(c, r, e.stats.turnRequeued.Add) || errors.Is(err, pacing.ErrPaused) && !e.heldAtWire(c, r, o.Host) {
+			if errors.Is(err, pacing.ErrTurnTaken) && e.sentAgain(c, r, e.stats.turnRequeued.Add) || errors.Is(err, pacing.ErrPaused) && !e.heldAtWire(c, r, o.Host) || e.stopped(ctx, r) {
 				return
 			}
+		}
+		if e.stopped(ctx, r) { // Close woke the gate's wait
+			e.pacer.Ended(ctx, r)
+			return
 		}
 		// r waited at the gate for the request before it, whose answer
 		// may have paused the host: then r gives its claim back and is
@@ -240,7 +256,7 @@ func (e *Extension) onResponseHeaders(c *colly.Collector, resp *colly.Response) 
 		return
 	}
 	if r.URL != nil {
-		e.responded(r.URL, classOf(resp.StatusCode))
+		e.responded(r.URL, classOf(pagecache.SentStatus(resp.StatusCode, resp.Headers))) // a revalidation: the 304 sent
 		overload := pacing.Overload(resp.StatusCode)
 		var quota pacing.Quota
 		if resp.Headers != nil {
@@ -307,6 +323,7 @@ func (e *Extension) decideBuilt(v *Verdict, en *lifecycle.Entry, u *url.URL) {
 func (e *Extension) blocked(ctx context.Context, r *colly.Request, v Verdict) {
 	level := slog.LevelDebug
 	switch {
+	case v.Reason == ReasonClosed: // Close said it once, at Info
 	case e.cfg.shadow && v.Reason != ReasonLocalError:
 		e.stats.shadowed.Add(1)
 		level = slog.LevelInfo

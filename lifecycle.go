@@ -38,6 +38,7 @@ func (e *Extension) newCache() *lifecycle.Cache {
 		Installed:  e.installed,
 		Evicted:    e.forgetHost, // the pacer and the response counts are no larger than the cache
 		Context:    e.context,
+		Closing:    e.closer.Context(),
 		Origin:     originOfKey,
 	})
 }
@@ -53,6 +54,7 @@ func (e *Extension) newTDMRep() *lifecycle.TDMRep {
 		Header:   e.requestHeader,
 		Pace:     e.pacer.PaceFetch,
 		Fetched:  e.stats.tdmFetched,
+		Closing:  e.closer.Context(),
 	})
 }
 
@@ -68,14 +70,17 @@ func (e *Extension) entryFor(ctx context.Context, o lifecycle.Origin) (*lifecycl
 // now is the instant the entry was found fresh at, and hit reports that
 // it was cached and fresh, so that nothing waited since now.
 func (e *Extension) entryAt(ctx context.Context, o lifecycle.Origin) (en *lifecycle.Entry, now time.Duration, hit bool, err error) {
-	if e.closed.Load() {
-		return nil, 0, false, closedError{}
+	if e.closer.Closed() {
+		return nil, 0, false, ErrClosed
 	}
 	if e.pauses.Fleet() {
 		e.pauses.Poll(e.cfg.now(), o.Host)
 	}
 	now = e.cfg.instant()
 	en, hit, err = e.cache.GetAt(ctx, o, now)
+	if !hit && e.closer.Closed() { // Close came while robots.txt was awaited
+		return nil, now, false, ErrClosed
+	}
 	return en, now, hit, err
 }
 
@@ -85,7 +90,7 @@ func (e *Extension) installed(ctx context.Context, en *lifecycle.Entry, hdr http
 	delay, ok := en.Policy.CrawlDelay(en.SelToken)
 	e.pacer.Loaded(en.Origin.Host, delay, ok, en.Robots.FetchedAt)
 	if fetched {
-		if e.closed.Load() { // a fetch in flight at Close: its connection goes too
+		if e.closer.Closed() { // a fetch in flight at Close: its connection goes too
 			e.cache.Fetcher().Close()
 		}
 		e.stats.fetched(en.Robots)

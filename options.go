@@ -259,12 +259,7 @@ func WithCacheTTL(d time.Duration) Option {
 // The default is 10 seconds; values ≤ 0 restore it. A fetch that times out
 // makes robots.txt unreachable.
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d <= 0 {
-			d = defaultTimeout
-		}
-		c.timeout = d
-	}
+	return func(c *config) { c.timeout = orDefault(d, defaultTimeout) }
 }
 
 // WithCacheSize bounds how many origins' robots.txt the Extension keeps
@@ -275,12 +270,7 @@ func WithTimeout(d time.Duration) Option {
 // evicted origin's robots.txt is fetched again on its next request.
 // Values < 1 restore the default.
 func WithCacheSize(origins int) Option {
-	return func(c *config) {
-		if origins < 1 {
-			origins = defaultCacheSize
-		}
-		c.cacheSize = origins
-	}
+	return func(c *config) { c.cacheSize = orDefault(origins, defaultCacheSize) }
 }
 
 // WithCacheMemory bounds the memory the cached robots.txt policies retain,
@@ -292,28 +282,17 @@ func WithCacheSize(origins int) Option {
 // again, so keep the bound well above 4 × MaxBodySize. Stats reports the
 // bytes held.
 func WithCacheMemory(bytes int64) Option {
-	return func(c *config) {
-		if bytes < 1 {
-			bytes = defaultCacheMemory
-		}
-		c.cacheMemory = bytes
-	}
+	return func(c *config) { c.cacheMemory = orDefault(bytes, defaultCacheMemory) }
 }
 
 // WithFetchConcurrency bounds the robots.txt fetches in flight at once
-// (default 32; values < 1 restore it), shared by every collector attached
-// to the Extension: the OnRequest hook runs before Colly's own limits. A
-// fetch still running after 1 s (a host that hangs or trickles) stops
-// counting, so it holds up no other host's, up to 8 × n such slow fetches
-// (at most 9 × n connections). A request waits for a slot as long as its
-// collector's context allows.
+// (default 32; values < 1 restore it), for every attached collector, in
+// the OnRequest hook, before Colly's own limits. A fetch without headers
+// after 4 × the recent median wait for them (0.1–1 s), or out past 1 s,
+// stops counting, up to 32 × n such fetches (33 × n connections at most),
+// so it holds up no other host's. A request waits as its context allows.
 func WithFetchConcurrency(n int) Option {
-	return func(c *config) {
-		if n < 1 {
-			n = defaultFetchConcurrency
-		}
-		c.fetchConcurrency = n
-	}
+	return func(c *config) { c.fetchConcurrency = orDefault(n, defaultFetchConcurrency) }
 }
 
 // WithShadowMode reports the requests robots.txt would block, through
@@ -388,6 +367,15 @@ func WithBackend(b backend.Backend) Option {
 // lifetimes, backoff and local pacing, for tests and simulations. A Backend
 // paces by its own clock.
 func WithClock(now func() time.Time) Option { return withClock(now) }
+
+// orDefault is v, or def when v < 1: the options whose values below one
+// (≤ 0 for a duration) restore their default.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v < 1 {
+		return def
+	}
+	return v
+}
 
 // withClock replaces time.Now, so that tests can move time by hand.
 func withClock(now func() time.Time) Option {

@@ -50,12 +50,12 @@ func NewDiskPageStore(dir string, limit int64) (PageStore, error) {
 // cannot be created is logged and the crawl goes on uncached.
 //
 // The cache is the collectors' transport: Apply and Attach set it, in
-// front of WithHTTPClient's transport (http.DefaultTransport without). A
-// transport or proxy set on the collector after Apply must be wrapped:
-// c.WithTransport(ext.PageTransport(t)). One set otherwise (SetProxy,
-// SetProxyFunc, SetClient, WithTransport) replaces the cache: a Warn says
-// so at the collector's next request, and its pages go out paced and
-// uncached; none is lost.
+// front of the collector's own (a proxy or transport set before Apply),
+// else WithHTTPClient's (http.DefaultTransport without). One set after
+// Apply must be wrapped: c.WithTransport(ext.PageTransport(t)). One set
+// otherwise (SetProxy, SetProxyFunc, SetClient, WithTransport) replaces
+// the cache: a Warn says so at the collector's next request, and its
+// pages go out paced and uncached; none is lost.
 func WithPageCache(dir string) Option { return func(c *config) { c.pageDir, c.pageStore = dir, nil } }
 
 // WithPageStore is WithPageCache over a PageStore of your choice.
@@ -94,8 +94,8 @@ func (e *Extension) PageTransport(rt http.RoundTripper) http.RoundTripper {
 
 // How a request was served without leaving the machine (Extension.local).
 const (
-	localPage  = 1 // claimed from the page cache
-	localColly = 2 // in Colly's CacheDir
+	localPage  = pagecache.LocalPage  // claimed from the page cache
+	localColly = pagecache.LocalColly // in Colly's CacheDir
 )
 
 // newPageCache sets e.pages to the page cache the options ask for; it
@@ -115,17 +115,16 @@ func (e *Extension) newPageCache() {
 	}
 }
 
-// attachPageCache makes the page cache c's transport.
+// attachPageCache makes the page cache c's transport, in front of c's own.
 func (e *Extension) attachPageCache(c *colly.Collector) {
 	if e.pages == nil {
 		return
 	}
-	next := http.DefaultTransport
-	if e.cfg.client != nil && e.cfg.client.Transport != nil {
-		next = e.cfg.client.Transport
+	next := pagecache.CollectorTransport(c)
+	if next == nil && e.cfg.client != nil {
+		next = e.cfg.client.Transport // nil: http.DefaultTransport
 	}
 	c.WithTransport(e.PageTransport(next))
-	c.OnError(func(resp *colly.Response, _ error) { e.pageFailed(resp) })
 }
 
 // servedLocally reports whether r will be answered without a request,
@@ -140,7 +139,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 		e.cfg.logger.Warn("robotsext: the collector's CacheDir is set beside WithPageCache: Colly answers from its own cache first " +
 			"(keyed on the URL alone, never revalidated) before the page cache is asked; leave CacheDir empty")
 	}
-	mark := 0
+	var mark pagecache.Kind
 	if c.CacheDir != "" && pagecache.InCollyCache(c.CacheDir, c.CacheExpiration, r.Method, r.URL.String(), r.Headers.Get("Cache-Control")) {
 		mark = localColly
 	} else if e.pages != nil {
@@ -153,7 +152,7 @@ func (e *Extension) servedLocally(c *colly.Collector, r *colly.Request) bool {
 		}
 	}
 	if mark != 0 {
-		e.local.Mark(r, mark, e.abandoned)
+		e.local.Mark(r, mark, r.URL, e.abandoned)
 	}
 	return mark != 0
 }
@@ -214,8 +213,16 @@ func (e *Extension) paceLate(c *colly.Collector, r *colly.Request) {
 
 // paceClaimed is the cache transport's Pace: a claimed request the
 // transport found it may not serve (its header changed after the wire
-// hook) is paced, and gated as at the wire, before it is sent.
-func (e *Extension) paceClaimed(_ *http.Request, owner any) error {
+// hook) is paced, and gated as at the wire, before it is sent; one sent
+// again after a 304 no stored copy matched (owner nil), as a hop to itself.
+func (e *Extension) paceClaimed(req *http.Request, owner any) error {
+	if owner == nil {
+		e.responded(req.URL, Status3xx)
+		if err := e.paceHop(req, []*http.Request{pagecache.FirstHop(req), req}, true); err != nil {
+			return err
+		}
+		return e.signHop(req) // webbotauth.go: a signature of its own, after its pace
+	}
 	o, ok := owner.(claimOwner)
 	if !ok {
 		return nil
@@ -232,10 +239,13 @@ func (e *Extension) paceClaimed(_ *http.Request, owner any) error {
 // served without a request, which the host's pace, back-off and tallies
 // never see (a page the transport served after the pace ends its claim).
 // A response that did not pass the page cache's transport tells that the
-// collector's transport was replaced.
+// collector's transport was replaced. After a redirect answered locally,
+// the response is the site's; its hops' claim (under the first URL) ends.
 func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
-	if e.local.Any() && e.local.Unmark(resp.Request) {
+	if u, ok := e.local.Unmark(resp.Request); ok && u == resp.Request.URL {
 		return true
+	} else if ok {
+		e.pacer.Ended(e.context(), u)
 	}
 	if e.pages == nil || resp.Headers == nil {
 		return false
@@ -253,12 +263,16 @@ func (e *Extension) localAnswer(c *colly.Collector, resp *colly.Response) bool {
 	return false
 }
 
-// pageFailed is the page cache's OnError hook: a claimed request that
-// failed (aborted after OnRequest) releases its claim.
-func (e *Extension) pageFailed(resp *colly.Response) {
-	if resp != nil && resp.Request != nil && e.local.Any() && e.local.Unmark(resp.Request) {
-		e.pages.Release(resp.Request.URL)
+// pageFailed is the page cache's part of the OnError hook: a claimed
+// request that failed (aborted after OnRequest) releases its claim. It
+// reports whether the request's first hop was answered locally.
+func (e *Extension) pageFailed(resp *colly.Response) bool {
+	u, ok := e.local.Unmark(resp.Request)
+	if ok {
+		e.pages.Release(u)
+		e.pacer.Ended(e.context(), u) // a hop after a redirect answered locally
 	}
+	return ok
 }
 
 // lostPages notes, once per collector, that its transport is no longer

@@ -165,15 +165,7 @@ func seamPageCacheVary(t *testing.T) {
 // Cache-Control: no-cache, set by an OnRequest registered after Apply,
 // reaches the origin (before: a fresh hit, no request).
 func seamPageCacheUserValidator(t *testing.T) {
-	s := newCaseSite(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "max-age=600")
-		w.Header().Set("ETag", `"v1"`)
-		if r.Header.Get("If-None-Match") == `"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		fmt.Fprint(w, "v1")
-	})
+	s := newCaseSite(t, etagPage("max-age=600"))
 	dir := t.TempDir()
 	crawlCase(t, s, dir, visit(s.URL+"/p"))
 	for _, kv := range [][2]string{{"If-None-Match", `"v1"`}, {"Cache-Control", "no-cache"}} {
@@ -184,6 +176,20 @@ func seamPageCacheUserValidator(t *testing.T) {
 		if run.requests != 1 {
 			t.Errorf("%s: %d requests, want 1 (got %q, errors %q)", kv[0], run.requests, run.got, run.errs)
 		}
+	}
+}
+
+// etagPage is a page "v1" with ETag "v1" and Cache-Control cc, answered
+// 304 to If-None-Match "v1".
+func etagPage(cc string) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", cc)
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, "v1")
 	}
 }
 

@@ -12,11 +12,12 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/hops"
+	"github.com/robotsext/robotsext/internal/pagecache"
 	"github.com/robotsext/robotsext/internal/redact"
 	"github.com/robotsext/robotsext/internal/robotstxt"
 )
@@ -106,7 +107,9 @@ func (e *Extension) WrapRedirectHandler(next RedirectHandler) RedirectHandler {
 		}
 		// The previous hop's answer was a redirect, which the collector
 		// never sees: it is counted here, followed or not (responses.go).
-		e.responded(via[len(via)-1].URL, Status3xx)
+		if !pagecache.FromCache(req.Response) {
+			e.responded(via[len(via)-1].URL, Status3xx)
+		}
 		return countedHop(err)
 	}
 }
@@ -129,7 +132,10 @@ func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next Red
 			req.Header.Del("Authorization")
 		}
 	}
-	err := e.paceHop(req, via)
+	err := e.paceHop(req, via, !pagecache.FromCache(req.Response)) // a cached redirect claimed nothing
+	if e.closer.Closed() {                                         // Close came while the hop waited for its slot: refused as checkHop refuses after Close
+		return e.checkHop(req)
+	}
 	if d, ok := err.(*DeferredRedirectError); ok {
 		e.deferred(d, via[0], hops)
 	}
@@ -139,22 +145,25 @@ func (e *Extension) redirectHop(req *http.Request, via []*http.Request, next Red
 	return err
 }
 
-// BlockedError is the error of a redirect hop robots.txt disallows; it
-// wraps ErrBlocked.
+// BlockedError is the error of a request refused without being sent (a
+// redirect hop, a sitemap ReadSitemaps reads), with the Verdict why; it
+// wraps ErrBlocked and the Verdict's Err (a robots.txt that could not be
+// read).
 type BlockedError struct {
-	URL     string  // the refused hop
+	URL     string  // the refused request's
 	Verdict Verdict // why
 }
 
 func (b *BlockedError) Error() string {
 	if b.Verdict.Rule != "" || b.Verdict.Line > 0 {
-		return fmt.Sprintf("robotsext: redirect to %s disallowed by robots.txt line %d (%q)", redact.RawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
+		return fmt.Sprintf("robotsext: %s disallowed by robots.txt line %d (%q)", redact.RawURL(b.URL), b.Verdict.Line, b.Verdict.Rule)
 	}
-	return fmt.Sprintf("robotsext: redirect to %s not allowed: %s", redact.RawURL(b.URL), b.Verdict.Reason)
+	return fmt.Sprintf("robotsext: %s not allowed: %s", redact.RawURL(b.URL), b.Verdict.Reason)
 }
 
-// Unwrap returns ErrBlocked.
-func (b *BlockedError) Unwrap() error { return ErrBlocked }
+// Unwrap returns ErrBlocked and the Verdict's Err (nil when it has none;
+// ErrClosed after Close), so that errors.Is finds either.
+func (b *BlockedError) Unwrap() []error { return []error{ErrBlocked, b.Verdict.Err} }
 
 // checkHop decides a redirect hop.
 func (e *Extension) checkHop(req *http.Request) error {
@@ -166,6 +175,8 @@ func (e *Extension) checkHop(req *http.Request) error {
 	en, err := e.entryFor(ctx, o)
 	var v Verdict
 	switch {
+	case err == ErrClosed:
+		v = closedVerdict()
 	case errors.Is(err, ErrLocal):
 		v = Verdict{Allowed: false, Reason: ReasonLocalError, Err: err}
 	case err != nil:
@@ -173,7 +184,9 @@ func (e *Extension) checkHop(req *http.Request) error {
 	default:
 		v = e.decide(en, robotstxt.PathOf(req.URL))
 		if len(e.cfg.purposes) > 0 && v.Allowed {
-			if _, err := e.usageVerdict(ctx, &v, en, req.URL); err != nil {
+			if _, err := e.usageVerdict(ctx, &v, en, req.URL); err != nil && e.closer.Closed() {
+				return e.checkHop(req) // Close ended the wait for tdmrep.json: refused as after Close
+			} else if err != nil {
 				return err
 			}
 			if v.Reason == ReasonUsage {
@@ -185,7 +198,7 @@ func (e *Extension) checkHop(req *http.Request) error {
 	if !v.Allowed {
 		hop := &colly.Request{URL: req.URL, Headers: &req.Header, Host: req.Host, Method: req.Method, Ctx: colly.NewContext()}
 		e.blocked(ctx, hop, v)
-		if !e.cfg.shadow || v.Reason == ReasonLocalError {
+		if !e.cfg.shadow || v.Reason.undecided() {
 			e.stats.redirectsBlocked.Add(1)
 			return &BlockedError{URL: req.URL.String(), Verdict: v}
 		}
@@ -194,12 +207,12 @@ func (e *Extension) checkHop(req *http.Request) error {
 }
 
 // paceHop keeps the hop's host's Crawl-delay. The previous request's
-// response (the redirect) has come, so its host's claim ends; then
-// the hop waits for its slot and passes the gate under the chain's token
-// when the wait fits (see hopInlineMax), and is deferred otherwise.
-func (e *Extension) paceHop(req *http.Request, via []*http.Request) error {
-	prev := via[len(via)-1]
-	if po, err := originOf(prev.URL); err == nil {
+// response (the redirect) has come, so its host's claim ends when it was
+// answered by the host; then the hop waits for its slot and passes the
+// gate under the chain's token when the wait fits (see hopInlineMax), and
+// is deferred otherwise.
+func (e *Extension) paceHop(req *http.Request, via []*http.Request, answered bool) error {
+	if po, err := originOf(via[len(via)-1].URL); err == nil && answered {
 		e.pacer.Done(po.Host)
 	}
 	o, err := originOf(req.URL)
@@ -237,24 +250,23 @@ func (e *Extension) deferred(d *DeferredRedirectError, first *http.Request, hops
 }
 
 // onError is the OnError hook of collector c. A request that failed
-// without response headers (a network error, a refused or deferred
-// redirect hop, a timeout) ends its claim on the host; deferred redirect
-// hops are re-issued as requests of their own, once per request and its
-// retries (see ErrRedirectDeferred). A request that failed because c's
-// own context ended says nothing of its host: it is no overload signal, a
-// probe among them is given back (the host's pause does not double), and
-// nothing is re-issued.
+// without response headers (a network error, a refused or deferred hop,
+// a timeout: late, see EndedErr) ends its claim on the host; deferred hops
+// are re-issued as requests of their own, once per request and its
+// retries (ErrRedirectDeferred). One failed as c's own context ended says
+// nothing of its host: no overload, its probe given back, no re-issue.
 func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error) {
 	if resp == nil || resp.Request == nil {
 		return
 	}
 	ctx := contextOf(c)
 	ended := ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
-	if class, ok := failedClass(err); ok && resp.StatusCode == 0 {
-		e.responded(resp.Request.URL, class) // responses.go
+	local := e.pages != nil && e.pageFailed(resp) // pagecache.go: a redirect it served, Colly refused, is no 3xx
+	if class, ok := failedClass(err); ok && resp.StatusCode == 0 && !ended && (!local || class == NoResponse) {
+		e.responded(resp.Request.URL, class) // responses.go; ended: no answer was awaited
 	}
 	if resp.StatusCode == 0 && !errors.Is(err, colly.ErrAbortedAfterHeaders) {
-		e.pacer.Ended(e.context(), resp.Request)
+		e.pacer.EndedErr(e.context(), resp.Request, err)
 		if ended {
 			e.pauses.Withdrawn(resp.Request)
 		} else {
@@ -271,7 +283,7 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 	r := resp.Request
 	trap := e.armHop(r, d)
 	key := retryKeyOf(r)
-	if !d.hops.claim(key, e.cfg.now()) {
+	if !d.hops.Claim(key, e.cfg.now()) {
 		// A retry of r reached the wire before it could be recognised,
 		// was deferred in turn, and its hop is re-issued already.
 		e.stats.retriesDropped.Add(1)
@@ -280,12 +292,12 @@ func (e *Extension) onError(c *colly.Collector, resp *colly.Response, err error)
 		return
 	}
 	if rerr := e.reissue(r, d, trap.body); rerr != nil {
-		d.hops.forget(key)
+		d.hops.Forget(key)
 		r.Body = trap.body // nothing was re-issued: a retry of r may go out
 		e.cfg.logger.Warn("robotsext: deferred redirect hop could not be re-issued", "url", redact.RawURL(d.URL), "error", redact.In(rerr.Error(), d.URL))
 		return
 	}
-	d.hops.claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
+	d.hops.Claimed(key, e.cfg.now()) // a synchronous collector fetched the hop meanwhile
 }
 
 // reissue sends the hop d of request r as a request of its own through r's
@@ -363,17 +375,6 @@ func (t *retryTrap) Seek(int64, int) (int64, error) {
 	return 0, t.err
 }
 
-// Re-issued hops are remembered for retryMemory, and at most
-// retryLedgerMax of them per redirect handler: long enough for a retry
-// that went out before it could be recognised to come back deferred in
-// turn (it is sent at once, or after one Crawl-delay of its own host when
-// a synchronous collector fetched the hop first), small enough to cost at
-// most some hundreds of kilobytes.
-const (
-	retryMemory    = 2 * time.Minute
-	retryLedgerMax = 4096
-)
-
 // retryKey identifies a request and its retries: Colly's Request.Retry
 // re-sends a request with its Ctx, method and URL, and its very header
 // map, which no other request shares unless the crawler passes one map to
@@ -395,67 +396,5 @@ func retryKeyOf(r *colly.Request) retryKey {
 }
 
 // hopLedger remembers the requests whose deferred hop a redirect handler
-// re-issued, by the Extension's clock, so that the hop of a retry of one
-// of them is not re-issued a second time. An entry is removed when it is
-// used and expires after retryMemory; a full ledger (retryLedgerMax
-// entries younger than that) remembers no more. It is safe for concurrent
-// use; a nil *hopLedger remembers nothing.
-type hopLedger struct {
-	mu sync.Mutex
-	at map[retryKey]time.Time // when the hop was re-issued
-}
-
-// claim reports whether the hop of request k is to be re-issued now: yes,
-// and k is remembered as of now, unless k's hop was re-issued within
-// retryMemory, which is then forgotten.
-func (l *hopLedger) claim(k retryKey, now time.Time) bool {
-	if l == nil {
-		return true
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if at, ok := l.at[k]; ok {
-		delete(l.at, k)
-		if now.Sub(at) < retryMemory {
-			return false
-		}
-	}
-	if l.at == nil {
-		l.at = make(map[retryKey]time.Time)
-	}
-	if len(l.at) >= retryLedgerMax {
-		for old, at := range l.at {
-			if now.Sub(at) >= retryMemory {
-				delete(l.at, old)
-			}
-		}
-		if len(l.at) >= retryLedgerMax {
-			return true
-		}
-	}
-	l.at[k] = now
-	return true
-}
-
-// claimed restarts k's memory at now, if k is remembered: the hop was
-// re-issued, and a synchronous collector has fetched it meanwhile.
-func (l *hopLedger) claimed(k retryKey, now time.Time) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	if _, ok := l.at[k]; ok {
-		l.at[k] = now
-	}
-	l.mu.Unlock()
-}
-
-// forget drops k: its hop was not re-issued after all.
-func (l *hopLedger) forget(k retryKey) {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	delete(l.at, k)
-	l.mu.Unlock()
-}
+// re-issued (internal/hops).
+type hopLedger = hops.Ledger[retryKey]

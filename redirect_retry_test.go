@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gocolly/colly/v2"
+	"github.com/robotsext/robotsext/internal/hops"
 )
 
 // stepClock is a pacer clock that never sleeps: sleep moves it forward by
@@ -334,7 +335,7 @@ func TestRedirectDeferredReissueFailsRetryGoesOut(t *testing.T) {
 	}
 }
 
-// TestHopLedger: an entry is used once, expires after retryMemory, and a
+// TestHopLedger: an entry is used once, expires after hops.Memory, and a
 // full ledger makes room by dropping expired entries or else remembers no
 // more; a nil ledger remembers nothing.
 func TestHopLedger(t *testing.T) {
@@ -361,48 +362,48 @@ func TestHopLedger(t *testing.T) {
 	}{
 		{"first claim re-issues, its retry does not", 0, []step{{a, 0, "claim", true}, {a, time.Minute, "claim", false}}},
 		{"an entry is used once", 0, []step{{a, 0, "claim", true}, {a, 0, "claim", false}, {a, 0, "claim", true}}},
-		{"an entry expires", 0, []step{{a, 0, "claim", true}, {a, retryMemory, "claim", true}, {a, retryMemory, "claim", false}}},
-		{"claimed restarts the memory", 0, []step{{a, 0, "claim", true}, {a, time.Minute, "claimed", false}, {a, retryMemory + 30*time.Second, "claim", false}}},
+		{"an entry expires", 0, []step{{a, 0, "claim", true}, {a, hops.Memory, "claim", true}, {a, hops.Memory, "claim", false}}},
+		{"claimed restarts the memory", 0, []step{{a, 0, "claim", true}, {a, time.Minute, "claimed", false}, {a, hops.Memory + 30*time.Second, "claim", false}}},
 		{"claimed does not add", 0, []step{{a, 0, "claimed", false}, {a, 0, "claim", true}}},
 		{"forget undoes a claim", 0, []step{{a, 0, "claim", true}, {a, 0, "forget", false}, {a, 0, "claim", true}}},
 		{"another Ctx is another request", 0, []step{{a, 0, "claim", true}, {key(ctxB, hdr, "http://x.test/a"), 0, "claim", true}, {a, 0, "claim", false}}},
 		{"another header map is another request", 0, []step{{a, 0, "claim", true}, {key(ctxA, http.Header{}, "http://x.test/a"), 0, "claim", true}}},
 		{"another URL is another request", 0, []step{{a, 0, "claim", true}, {key(ctxA, hdr, "http://x.test/b"), 0, "claim", true}}},
-		{"full and fresh: not remembered", retryLedgerMax, []step{{a, time.Minute, "claim", true}, {a, time.Minute, "claim", true}}},
-		{"full but expired: room made", retryLedgerMax, []step{{a, retryMemory, "claim", true}, {a, retryMemory, "claim", false}}},
+		{"full and fresh: not remembered", hops.Max, []step{{a, time.Minute, "claim", true}, {a, time.Minute, "claim", true}}},
+		{"full but expired: room made", hops.Max, []step{{a, hops.Memory, "claim", true}, {a, hops.Memory, "claim", false}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var l hopLedger
 			for i := range tt.fill {
-				l.claim(key(colly.NewContext(), hdr, fmt.Sprintf("http://fill.test/%d", i)), t0)
+				l.Claim(key(colly.NewContext(), hdr, fmt.Sprintf("http://fill.test/%d", i)), t0)
 			}
 			for i, s := range tt.steps {
 				now := t0.Add(s.at)
 				switch s.op {
 				case "claim":
-					if got := l.claim(s.k, now); got != s.want {
+					if got := l.Claim(s.k, now); got != s.want {
 						t.Errorf("step %d: claim = %v, want %v", i, got, s.want)
 					}
 				case "claimed":
-					l.claimed(s.k, now)
+					l.Claimed(s.k, now)
 				case "forget":
-					l.forget(s.k)
+					l.Forget(s.k)
 				}
-				if n := len(l.at); n > retryLedgerMax {
-					t.Errorf("step %d: %d entries, more than %d", i, n, retryLedgerMax)
+				if n := l.Len(); n > hops.Max {
+					t.Errorf("step %d: %d entries, more than %d", i, n, hops.Max)
 				}
 			}
 		})
 	}
 	var nilLedger *hopLedger
 	for i := 0; i < 2; i++ {
-		if !nilLedger.claim(a, t0) {
+		if !nilLedger.Claim(a, t0) {
 			t.Errorf("claim %d: a nil ledger held a hop back", i+1)
 		}
 	}
-	nilLedger.claimed(a, t0)
-	nilLedger.forget(a)
+	nilLedger.Claimed(a, t0)
+	nilLedger.Forget(a)
 }
 
 // TestHopLedgerConcurrent: of many goroutines claiming one request's hop
@@ -420,11 +421,11 @@ func TestHopLedgerConcurrent(t *testing.T) {
 	for i := range 64 {
 		wg.Go(func() {
 			other := retryKeyOf(&colly.Request{Ctx: colly.NewContext(), Method: http.MethodGet, URL: r.URL, Headers: &hdr})
-			l.claim(other, t0)
+			l.Claim(other, t0)
 			if i%2 == 0 {
-				l.claimed(other, t0)
+				l.Claimed(other, t0)
 			}
-			if l.claim(k, t0) {
+			if l.Claim(k, t0) {
 				wins.Add(1)
 			} else {
 				misses.Add(1)
@@ -435,5 +436,53 @@ func TestHopLedgerConcurrent(t *testing.T) {
 	// Claims of k alternate: re-issue, dropped, re-issue, ...
 	if w, m := wins.Load(), misses.Load(); w != 32 || m != 32 {
 		t.Errorf("%d claims re-issued and %d did not, want 32 and 32", w, m)
+	}
+}
+
+// TestTimeoutEndsClaimLate proves that a page request the client timed
+// out on keeps its host from the next request for longer than an answer
+// would: a server answering in 900 ms, Crawl-delay 0.1, Colly's request
+// timeout 300 ms and a retry on every error (three tries). A timeout ends
+// the claim as late again as the request had been out, so a try starts
+// 700 ms after the previous one, and the server never has all three at
+// once. It runs on the real clock, since the timeout is the client's;
+// the margins are hundreds of milliseconds. Before, a try started 400 ms
+// after the previous one, and the server had three requests at once.
+func TestTimeoutEndsClaimLate(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var now, most, tries int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			io.WriteString(w, "User-agent: *\nCrawl-delay: 0.1\n")
+			return
+		}
+		mu.Lock()
+		now, tries = now+1, tries+1
+		most = max(most, now)
+		mu.Unlock()
+		time.Sleep(900 * time.Millisecond) // the slow server's work, not a wait for the test
+		mu.Lock()
+		now--
+		mu.Unlock()
+		tinyPage(w)
+	}))
+	t.Cleanup(srv.Close)
+	cr := newCrawler(t, srv, true)
+	cr.c.SetRequestTimeout(300 * time.Millisecond)
+	cr.c.OnError(func(resp *colly.Response, err error) {
+		n, _ := resp.Ctx.GetAny("tries").(int)
+		if n < 2 {
+			resp.Ctx.Put("tries", n+1)
+			resp.Request.Retry()
+		}
+	})
+	cr.visit(t, "http://h.test/slow")
+	srv.Close() // the handlers still at work end first
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("%d tries, at most %d at the server at once", tries, most)
+	if tries != 3 || most > 2 {
+		t.Errorf("%d tries, at most %d at the server at once; want 3 tries, never 3 at once", tries, most)
 	}
 }

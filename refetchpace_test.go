@@ -42,7 +42,10 @@ func TestPaceUnderRefetches(t *testing.T) {
 	if res.pages != 480 {
 		t.Errorf("%d pages answered, want 480", res.pages)
 	}
-	if rp.RobotsPerHost < 1.5 {
+	// Origins a request is using are evicted last (internal/lifecycle's
+	// pins), so fewer come back than the cache's size alone would make:
+	// 1.45 per host seen; 1.2 is still two dozen re-fetches beside pages.
+	if rp.RobotsPerHost < 1.2 {
 		t.Errorf("%.2f robots.txt fetches per host: too few re-fetches for the test to test anything", rp.RobotsPerHost)
 	}
 	if rp.GapsBelow > 0 || rp.MinGapRatio < 1 || rp.MaxInFlight != 1 {

@@ -710,6 +710,9 @@ func retrySeam(id seamIdiom, before bool, limit uint32) seam {
 			}},
 		setup: func(t *testing.T, s *seamRun) {
 			run = s
+			// A row that fails before the 429 was seen must not leave pages
+			// held at the server: its Close would wait for them forever.
+			t.Cleanup(func() { released.Do(func() { close(release) }) })
 			opts := []colly.CollectorOption{colly.Async(true), colly.UserAgent("AcmeBot/1.0 (+https://acme.example/bot)")}
 			if limit > 0 {
 				opts = append(opts, colly.MaxRequests(limit))
@@ -1349,6 +1352,10 @@ func TestSeamsPageCache(t *testing.T) {
 		{"the retry idiom after a revalidation's 429", seamPageCacheRetry},
 		{"an abort in OnResponseHeaders", seamPageCacheAbort},
 		{"the transport setups of Apply's doc", seamPageCacheTransport},
+		// pagecache_wire_test.go: a cached redirect followed through
+		// Colly's redirect handler, and a transport set before Apply.
+		{"a fresh 301 or 308 followed, refused, or to a fresh target", seamPageCacheRedirect},
+		{"a proxy or transport set before Apply", seamPageCacheTransportBeforeApply},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -6,14 +6,17 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gocolly/colly/v2"
 
 	isitemap "github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/sitemap"
 )
 
-// The types of package sitemap (where they read in full): SitemapEntry is
-// a page a sitemap lists, SitemapRules WithSitemapRules', SitemapCounts
-// Stats.Sitemaps'. See docs/sitemaps.md.
+// The types of package sitemap, whose fields read in full with `go doc github.com/robotsext/robotsext/sitemap
+// Entry` (Rules, Limits, LimitError, Counts): SitemapEntry is a page a sitemap lists. See docs/sitemaps.md.
 type (
 	SitemapEntry      = sitemap.Entry
 	SitemapRules      = sitemap.Rules
@@ -37,17 +40,30 @@ func WithSitemapRules(r SitemapRules) Option { return func(c *config) { c.sitema
 // path "" or "/", else rawURL's own; indexes followed), each fetched as a collector's page is
 // (docs/sitemaps.md). What cannot be read is yielded as an error and the stream goes on to ctx's end.
 func (e *Extension) ReadSitemaps(ctx context.Context, rawURL string) iter.Seq2[SitemapEntry, error] {
-	f := &isitemap.Fetcher{Check: e.sitemapVerdict, Header: e.requestHeader, Timeout: e.cfg.timeout, Base: e.cfg.client,
-		Wrap:     func(rt http.RoundTripper) http.RoundTripper { return e.PageTransport(e.cfg.signTransport(rt)) },
-		Redirect: e.WrapRedirectHandler(nil), Pacer: e.pacer, Backoff: e.pauses, Pages: e.pages, Answered: e.responded}
+	f := &isitemap.Fetcher{Header: e.requestHeader, Timeout: e.cfg.timeout, Base: e.cfg.client, Redirect: e.WrapRedirectHandler(nil),
+		Check: func(ctx context.Context, u *url.URL) error {
+			v, err := e.CheckContext(ctx, u.String())
+			return e.sitemapRefused(ctx, u, v, err)
+		},
+		BackedOff: func(ctx context.Context, u *url.URL, at time.Time) error {
+			return e.sitemapRefused(ctx, u, Verdict{Reason: ReasonBackoff, RetryAt: at}, nil)
+		},
+		Wrap:  func(rt http.RoundTripper) http.RoundTripper { return e.PageTransport(e.cfg.signTransport(rt)) },
+		Pacer: e.pacer, Backoff: e.pauses, Pages: e.pages, Answered: e.responded}
 	return f.Stream(ctx, rawURL, e.parseAsColly, e.Sitemaps, e.cfg.sitemaps, e.stats.sitemaps.Add)
 }
 
-// sitemapVerdict decides a sitemap as the hook decides a page.
-func (e *Extension) sitemapVerdict(ctx context.Context, rawURL string) (bool, string, error) {
-	v, err := e.CheckContext(ctx, rawURL)
-	if err == nil {
-		e.stats.decided(v)
+// sitemapRefused counts a sitemap's Verdict and reports a refusal as a page's (Stats.Blocked, OnBlocked
+// with a request built for it, shadow mode): a *BlockedError, nil when v allows or shadow mode lets it go.
+func (e *Extension) sitemapRefused(ctx context.Context, u *url.URL, v Verdict, err error) error {
+	if err != nil {
+		return err
+	} else if e.stats.decided(v); v.Allowed {
+		return nil
 	}
-	return v.Allowed, v.Reason.String(), err
+	e.blocked(ctx, &colly.Request{URL: u, Method: http.MethodGet, Headers: &http.Header{}, Ctx: colly.NewContext()}, v)
+	if e.cfg.shadow && v.Reason != ReasonLocalError && v.Reason != ReasonBackoff {
+		return nil
+	}
+	return &BlockedError{URL: u.String(), Verdict: v}
 }

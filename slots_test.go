@@ -18,9 +18,10 @@ import (
 // real time in real slots, so it is measured on the wall clock: the time
 // all requests spent inside the Extension's OnRequestHeaders hook, which
 // was about 4 × (300 + 300) ms when each slow page waited there for the
-// previous answer and the delay, must be a small fraction of one delay
-// (the hook then waits for nothing; 50 ms leaves room for a loaded
-// machine and the race detector). The pace at the server stays exact:
+// previous answer and the delay, must stay below one delay in all (the
+// hook then waits for nothing; a whole delay leaves room for a machine
+// loaded past 20 under the race detector, where 50 ms did not, and is
+// still an eighth of what the waits took before). The pace at the server stays exact:
 // gaps of at least the delay, one page in flight.
 func TestSlowHostHoldsNoSlot(t *testing.T) {
 	t.Parallel()
@@ -44,8 +45,8 @@ func TestSlowHostHoldsNoSlot(t *testing.T) {
 	if res.pages != 15 {
 		t.Fatalf("%d pages answered, want 15", res.pages)
 	}
-	if res.gate > 50*time.Millisecond {
-		t.Errorf("requests spent %v in all at the gate, inside their LimitRule slots; want almost none (< 50ms)", res.gate)
+	if res.gate >= 300*time.Millisecond {
+		t.Errorf("requests spent %v in all at the gate, inside their LimitRule slots; want less than one delay (300ms) in all", res.gate)
 	}
 	rp := srv.Report(func(i int) time.Duration {
 		if i == 0 {

@@ -147,13 +147,13 @@ type Stats struct {
 	// took, answer or failure; records adopted from a Backend are not
 	// observed.
 	FetchDurations Histogram
-	// Responses counts what the page requests that went out got back,
-	// by StatusClass: each response the collector saw, each redirect
-	// followed or refused on the way (as 3xx, whether the Extension or
-	// Colly refused it: a target already visited or outside the
-	// collector's domains or URL filters), and each request that got no
-	// status line at all (NoResponse). robots.txt fetches are counted in Fetches
-	// instead. Extension.Origin gives the counts of one host.
+	// Responses counts, by StatusClass, what the page requests that went
+	// out got back, as the site sent it: each response the collector saw (a
+	// revalidated page as its 304; a fresh page cache hit not at all), each
+	// redirect followed or refused on the way (as 3xx, whether the Extension
+	// or Colly refused it: a target already visited or outside the domains
+	// or URL filters), and each request that got no status line
+	// (NoResponse). robots.txt fetches are in Fetches; Origin, one host's.
 	Responses map[StatusClass]uint64
 	// PageCache counts what WithPageCache's cache did; zero without it.
 	PageCache PageCacheStats
@@ -161,8 +161,8 @@ type Stats struct {
 	Sitemaps SitemapCounts
 }
 
-// maxReasons bounds the Reason values counted; verdict.go defines fewer.
-const maxReasons = 16
+// maxReasons bounds the Reason values counted: those verdict.go defines.
+const maxReasons = Reason(len(reasons))
 
 // counters are the live counters behind Stats. Every field is updated
 // atomically and may be read at any time. The robots.txt cache counts its

@@ -80,6 +80,9 @@ const (
 	// WithWebBotAuth key cannot sign; Verdict.Err says which, and wraps
 	// ErrIdentity.
 	ReasonIdentity
+	// ReasonClosed: the Extension was closed (Extension.Close) before the
+	// request was sent; Verdict.Err is ErrClosed. Do not re-queue it.
+	ReasonClosed
 )
 
 // reasons describes each Reason once: its prose for String, and its
@@ -108,9 +111,11 @@ var reasons = [...]struct {
 	ReasonNofollow:      {"link of a nofollow page", "nofollow", false, true},
 	ReasonRelNofollow:   {"link marked rel=\"nofollow\"", "rel_nofollow", false, true},
 	ReasonIdentity:      {"the crawler's identity is not usable: request refused", "identity", false, true},
+	ReasonClosed:        {"the Extension is closed: request refused", "closed", false, true},
 }
 
-// String returns a short human-readable description of r.
+// String returns a short human-readable description of r, as the
+// Extension's log lines give it in their reason field.
 func (r Reason) String() string {
 	if int(r) < len(reasons) {
 		return reasons[r].text
@@ -118,8 +123,8 @@ func (r Reason) String() string {
 	return "unknown reason"
 }
 
-// Label returns r's name for metric labels and log fields: short,
-// snake_case and stable across versions, unlike String's prose, which may
+// Label returns r's name for metric labels and your own log fields:
+// short, snake_case and stable across versions, unlike String's prose, which may
 // be reworded. A Reason this version does not define gets "reason_N".
 func (r Reason) Label() string {
 	if int(r) < len(reasons) {
@@ -168,7 +173,7 @@ type Verdict struct {
 	// Err says why robots.txt could not be had: for ReasonUnreachable an
 	// error wrapping ErrUnreachable (and the network error, or a
 	// *StatusError for 5xx and 429), for ReasonLocalError one wrapping
-	// ErrLocal (and ErrClosed after Extension.Close); nil otherwise.
+	// ErrLocal, for ReasonClosed ErrClosed; nil otherwise.
 	// Print it from OnBlocked to see why a site is blocked.
 	Err error
 	// RetryAt is, for ReasonUnreachable, when the origin's next

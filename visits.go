@@ -80,17 +80,21 @@ func storageField(c *colly.Collector) *storage.Storage {
 // wrapper, so that a mark forgotten for one is forgotten for all. When
 // it cannot wrap (a Colly that keeps its storage elsewhere) or cannot
 // tell whether a storage is shared (one of a type Go cannot compare), it
-// says so once at Warn. Attach calls it with attachMu held.
-func (e *Extension) attachVisits(c *colly.Collector) {
+// says so once at Warn. Attach calls it with attachMu held. prev is the
+// other Extension whose wrapper c's storage is, if any.
+func (e *Extension) attachVisits(c *colly.Collector) (prev *Extension) {
 	p := storageField(c)
 	if p == nil {
 		e.warnVisits("this version of Colly keeps the collector's storage where robotsext cannot find it", "")
-		return
+		return nil
 	}
 	if *p == nil {
-		return // no storage: Colly marks nothing
+		return nil // no storage: Colly marks nothing
 	}
 	w, ok := (*p).(*visitStore)
+	if ok && w.ext != e {
+		prev = w.ext
+	}
 	if !ok || w.ext != e {
 		w = e.wrapperOf(*p)
 		*p = w
@@ -99,6 +103,7 @@ func (e *Extension) attachVisits(c *colly.Collector) {
 		e.visits = make(map[*colly.Collector]*visitStore)
 	}
 	e.visits[c] = w
+	return prev
 }
 
 // wrapperOf returns the wrapper of e around s, made for a collector

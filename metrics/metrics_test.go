@@ -18,7 +18,7 @@ func TestUnknownReason(t *testing.T) {
 	got := map[string]uint64{}
 	l.Points(&s, func(value string, n uint64) { got[value] = n })
 	want := map[string]uint64{"disallow_rule": 2, "unreachable": 0, "unauthorized": 0, "local_error": 0, "usage": 0, "backoff": 0,
-		"nofollow": 0, "rel_nofollow": 0, "identity": 0, "reason_200": 7}
+		"nofollow": 0, "rel_nofollow": 0, "identity": 0, "closed": 0, "reason_200": 7}
 	if len(got) != len(want) {
 		t.Errorf("points %v, want %v", got, want)
 	}

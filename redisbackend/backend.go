@@ -235,7 +235,8 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 		return err // the caller gave up while every connection was taken
 	}
 	b.waitedFor(wait, isUrgent)
-	if !br.allow() {
+	ticket, ok := br.allow()
+	if !ok {
 		b.conns.release(isUrgent)
 		return reject()
 	}
@@ -255,16 +256,16 @@ func (b *Backend) do(ctx context.Context, op, key string, fn func(ctx context.Co
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
 		b.failing.Store(false)
-		br.record(success)
+		br.record(success, ticket)
 	case ctx.Err() != nil:
 		// The caller gave up, not Redis.
-		br.record(neutral)
+		br.record(neutral, ticket)
 		return ctx.Err()
 	default:
 		b.errs.Add(1)
 		b.failedAt.Store(b.cfg.now().UnixNano())
 		b.failing.Store(true)
-		br.record(failure)
+		br.record(failure, ticket)
 		return b.failedOn(node, fmt.Errorf("redisbackend: %s %s: %w", op, key, err))
 	}
 	b.maybeBeat()

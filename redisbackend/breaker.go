@@ -8,7 +8,13 @@ import (
 
 // breaker is a circuit breaker over the Redis calls of one Backend.
 // Closed, it lets every call through and counts consecutive failures;
-// failures of them in a row open it. Open, it refuses calls until
+// failures of them in a row open it. Calls that were in flight together
+// count as one: a failure counts only for a call sent after the previous
+// counted failure was recorded (its ticket, from allow, is still
+// current), so that one stall of this process (a GC pause, a CPU-starved
+// machine), which times out every call in flight at once, is one failure
+// and not an outage. Calls sent one after another into a dead or hung
+// Redis still count one each. Open, it refuses calls until
 // coolDown has passed, then lets one call through as a probe (half-open):
 // the probe's success closes it, its failure opens it again.
 //
@@ -23,6 +29,10 @@ type breaker struct {
 	changed func(opened bool)
 
 	dirty atomic.Bool // some failure counted or open: the slow path applies
+
+	// counted is the number of failures counted so far: allow hands it
+	// out as the call's ticket. Written under mu, read without it.
+	counted atomic.Uint64
 
 	mu        sync.Mutex
 	count     int       // consecutive failures; guarded by mu
@@ -40,25 +50,27 @@ const (
 	neutral                // the caller gave up first: says nothing about Redis
 )
 
-// allow reports whether a call may go to Redis now.
-func (b *breaker) allow() bool {
+// allow reports whether a call may go to Redis now, and the ticket its
+// outcome is recorded with.
+func (b *breaker) allow() (ticket uint64, ok bool) {
+	ticket = b.counted.Load()
 	if !b.dirty.Load() {
-		return true
+		return ticket, true
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.openUntil.IsZero() {
-		return true
+		return ticket, true
 	}
 	if b.probing || b.now().Before(b.openUntil) {
-		return false
+		return ticket, false
 	}
 	b.probing = true
-	return true
+	return ticket, true
 }
 
-// record takes the outcome of a call allow let through.
-func (b *breaker) record(o outcome) {
+// record takes the outcome of a call allow let through with ticket.
+func (b *breaker) record(o outcome, ticket uint64) {
 	if o == success && !b.dirty.Load() {
 		return
 	}
@@ -69,8 +81,11 @@ func (b *breaker) record(o outcome) {
 		b.count, b.openUntil, b.probing = 0, time.Time{}, false
 		b.dirty.Store(false)
 	case failure:
-		b.count++
 		b.dirty.Store(true)
+		if ticket == b.counted.Load() || b.probing {
+			b.count++
+			b.counted.Add(1)
+		}
 		// A failed probe opens the breaker again; so does the threshold
 		// while closed. A call let through before it opened and failing
 		// late changes nothing more.
@@ -92,7 +107,7 @@ func (b *breaker) record(o outcome) {
 // reset closes the breaker: the server answered a probe made outside it.
 func (b *breaker) reset() {
 	if b.dirty.Load() {
-		b.record(success)
+		b.record(success, 0)
 	}
 }
 

@@ -39,10 +39,11 @@ type conns struct {
 // urgent reports whether the call op is made by a request that holds
 // something others wait for: the wire claim at the gate and its release
 // at the answer (inside a Colly slot, and the host's next request waits
-// for them), and a robots.txt lease's renewal (the other workers wait for
-// the fetch, and a late renewal loses the lease).
+// for them), and a robots.txt lease's renewal and the Store that ends it
+// (the other workers wait for the fetch, and a late renewal or Store
+// loses the lease: another worker then fetches robots.txt again).
 func urgent(op string) bool {
-	return op == "claim" || op == "unclaim" || op == "renew"
+	return op == "claim" || op == "unclaim" || op == "renew" || op == "store"
 }
 
 // bound sets c to n calls in flight, n - n/2 of them not urgent; n ≤ 0

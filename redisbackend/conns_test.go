@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/robotsext/robotsext/backend"
 )
 
 // slowConn is a connection whose every write (one per command, or per
@@ -156,7 +157,8 @@ func TestWaitForAConnectionEndsWithTheCaller(t *testing.T) {
 	}
 	// Open the breaker: the next call fails at once, without a wait.
 	for range DefaultBreakerFailures {
-		b.br.record(failure)
+		ticket, _ := b.br.allow()
+		b.br.record(failure, ticket)
 	}
 	if _, err := b.Load(t.Context(), "https://a.example"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Load with the breaker open and no connection free: %v; want ErrUnavailable at once", err)
@@ -210,8 +212,8 @@ func TestInFlightBound(t *testing.T) {
 // without timing anything.
 func TestUrgentCallsKeepHalfThePool(t *testing.T) {
 	t.Parallel()
-	if !urgent("claim") || !urgent("unclaim") || !urgent("renew") || urgent("queue") || urgent("load") {
-		t.Fatal("urgent: the wire claim, its release and a lease's renewal are urgent; Queue and Load are not")
+	if !urgent("claim") || !urgent("unclaim") || !urgent("renew") || !urgent("store") || urgent("queue") || urgent("load") {
+		t.Fatal("urgent: the wire claim, its release, a lease's renewal and its Store are urgent; Queue and Load are not")
 	}
 	done, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -253,5 +255,33 @@ func TestUrgentCallsKeepHalfThePool(t *testing.T) {
 				t.Errorf("%d urgent calls in flight on a pool of %d; want all", got, tc.pool)
 			}
 		})
+	}
+}
+
+// TestStoreUnderLeaseSkipsTheBurst: a lease holder's Store is sent while
+// a burst of calls holds every connection it may take: at a crawl's start
+// it used to wait behind thousands of Queue calls until its lease expired
+// (the renewals end with the fetch), and another worker fetched robots.txt
+// again (BenchmarkFleetScale at a load of 20: 2 fetches a host).
+func TestStoreUnderLeaseSkipsTheBurst(t *testing.T) {
+	t.Parallel()
+	s := startRedisServer(t)
+	b := New(slowClient(t, s.Sock, 4, 0), WithHeartbeat(-1))
+	const origin = "https://a.example"
+	l, ok, _, err := b.Lease(t.Context(), origin, time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("Lease: %v, %v", ok, err)
+	}
+	for range 2 { // the burst's half of the pool, taken
+		if _, err := b.conns.acquire(t.Context(), false, time.Now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	now := time.Now()
+	rec := &backend.Record{Latest: backend.Answer{URL: origin + "/robots.txt", Status: 404, Outcome: backend.OutcomeOK, FetchedAt: now}, Expires: now.Add(time.Hour)}
+	if err := b.Store(ctx, origin, l, rec); err != nil {
+		t.Errorf("Store while a burst holds its half of the pool: %v; want it sent at once", err)
 	}
 }

@@ -46,9 +46,11 @@
 // ContextTimeoutEnabled: a
 // call Redis does not answer in time, whether it is down, hung or paused
 // (CLIENT PAUSE), fails and counts as a failure. Healthy is false from a
-// failed call until one succeeds. After several consecutive failures a
-// circuit breaker fails every call at once with ErrUnavailable for a
-// cool-down, then lets one probe through (WithBreaker). The Extension
+// failed call until one succeeds. After several consecutive failures (the
+// calls that were in flight together count as one, so that a stall of
+// this process is not an outage) a circuit breaker fails every call at
+// once with ErrUnavailable for a cool-down, then lets one probe through
+// (WithBreaker). The Extension
 // answers a failed call by fetching and pacing locally, at the delay
 // times FleetSize, so robots.txt stays obeyed and the fleet stays polite
 // while Redis is away.

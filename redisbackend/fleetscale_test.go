@@ -117,8 +117,12 @@ func crawlScale(t testing.TB, s *scaleSite, workers, hosts, perHost int, prefix 
 		if err := c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 64}); err != nil {
 			t.Fatal(err)
 		}
+		logs := slog.DiscardHandler
+		if os.Getenv("FLEETSCALE_LOG") != "" {
+			logs = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}).WithAttrs([]slog.Attr{slog.Int("worker", i)})
+		}
 		ext := robotsext.Apply(c, robotsext.WithBackend(b), robotsext.WithHTTPClient(&http.Client{Transport: tr}),
-			robotsext.WithLogger(slog.New(slog.DiscardHandler)))
+			robotsext.WithLogger(slog.New(logs)))
 		ws[i] = worker{c, ext, b}
 	}
 	var got atomic.Int64
@@ -166,7 +170,9 @@ func crawlScale(t testing.TB, s *scaleSite, workers, hosts, perHost int, prefix 
 // at the clients (robots.txt, heartbeats and connections included), the
 // Backend calls that failed as the Extension saw them and as Redis calls
 // (Stats.Errors, and Rejected by an open breaker), and the breaker's
-// openings. Run it -benchtime=1x: each iteration is a whole crawl.
+// openings. Run it -benchtime=1x: each iteration is a whole crawl;
+// FLEETSCALE_LOG=1 prints the Extensions' warnings (a fallback and its
+// cause) on stderr.
 func BenchmarkFleetScale(b *testing.B) {
 	hosts := scaleSetting("FLEETSCALE_HOSTS", 5000)
 	perHost := scaleSetting("FLEETSCALE_PAGES", 4)

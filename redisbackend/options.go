@@ -101,7 +101,11 @@ func WithTimeout(d time.Duration) Option {
 // calls (5 by default) every call fails at once with ErrUnavailable for
 // coolDown (2 s by default); then one call is let through as a probe, and
 // its success closes the breaker while its failure opens it for another
-// coolDown. Failing fast keeps a crawl moving while Redis is down instead
+// coolDown. Calls that were in flight together and fail count as one: a
+// failure counts only for a call sent after the previous one was counted,
+// since one stall of this process (a GC pause, a machine short of CPU)
+// times out every call in flight at once while Redis is fine; calls sent
+// one after another into a Redis that is down count one each. Failing fast keeps a crawl moving while Redis is down instead
 // of spending a timeout on every request. Values ≤ 0 restore the defaults.
 func WithBreaker(failures int, coolDown time.Duration) Option {
 	return func(c *config) {

@@ -200,3 +200,27 @@ func TestProbeWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeWholeClosesTheBreaker: a single Redis that answers the
+// Extension's probe (a failed call's suspicion) closes its breaker, as a
+// Cluster master that answers closes its own: the call the Extension
+// makes again once the suspicion clears is sent, not failed at once by a
+// breaker a stall of this process opened.
+func TestProbeWholeClosesTheBreaker(t *testing.T) {
+	t.Parallel()
+	srv := startRedisServer(t)
+	b := New(newClient(t, "unix", srv.Sock), WithHeartbeat(-1))
+	for range DefaultBreakerFailures {
+		ticket, _ := b.br.allow()
+		b.br.record(failure, ticket)
+	}
+	if _, err := b.Load(t.Context(), "https://a.example"); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("Load with the breaker open = %v; want ErrUnavailable", err)
+	}
+	if err := b.Probe(t.Context(), ""); err != nil {
+		t.Fatalf("Probe = %v", err)
+	}
+	if _, err := b.Load(t.Context(), "https://a.example"); err != nil {
+		t.Errorf("Load after the probe answered = %v; want it sent", err)
+	}
+}

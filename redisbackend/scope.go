@@ -200,7 +200,8 @@ func (b *Backend) Scope(host string) string {
 // nil when the master answers, and also when scope serves no slot any
 // more (its replica was promoted): its hosts have moved to another node.
 // A master that answers closes its breaker. With scope "" it pings the
-// client (a single Redis; on a Cluster, a node the client picks).
+// client (a single Redis, whose breaker closes too when it answers; on a
+// Cluster, a node the client picks).
 func (b *Backend) Probe(ctx context.Context, scope string) error {
 	if err := b.usable(); err != nil {
 		return err
@@ -208,7 +209,11 @@ func (b *Backend) Probe(ctx context.Context, scope string) error {
 	if scope == "" {
 		pctx, cancel := context.WithTimeout(ctx, b.cfg.timeout)
 		defer cancel()
-		return b.client.Ping(pctx).Err()
+		err := b.client.Ping(pctx).Err()
+		if err == nil && b.cluster() == nil {
+			b.br.reset()
+		}
+		return err
 	}
 	c := b.cluster()
 	if c == nil {

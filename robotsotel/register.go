@@ -24,7 +24,7 @@
 // robotsext.cache.memory.usage (updowncounter By), robotsext.hold.ended
 // (robotsext.hold.result), robotsext.backoff.pauses
 // (robotsext.backoff.cause), robotsext.responses
-// (robotsext.status_class) and so on, 57 in this version. A counter added
+// (robotsext.status_class) and so on, 60 in this version. A counter added
 // to the table is exported here at once.
 //
 // Through OpenTelemetry's Prometheus exporter these become
@@ -35,7 +35,7 @@
 // robotsext.reason takes short, stable values: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
 // unauthorized, override, not_applicable, local_error, usage, backoff,
-// nofollow, rel_nofollow, identity (one per
+// nofollow, rel_nofollow, identity, closed (one per
 // robotsext.Reason, not Reason.String's prose). Each value a counter can
 // take is reported from the first collection on, at 0.
 //

@@ -56,7 +56,7 @@ func TestCrawl(t *testing.T) {
 		point(0, reason("unavailable")), point(0, reason("unreachable")), point(0, reason("override")), point(0, reason("not_applicable")))
 	counter("robotsext.blocked",
 		point(2, reason("disallow_rule")), point(0, reason("unreachable")), point(0, reason("unauthorized")), point(0, reason("local_error")), point(0, reason("usage")), point(0, reason("backoff")),
-		point(0, reason("nofollow")), point(0, reason("rel_nofollow")), point(0, reason("identity")))
+		point(0, reason("nofollow")), point(0, reason("rel_nofollow")), point(0, reason("identity")), point(0, reason("closed")))
 	counter("robotsext.cache.hits", point(4))
 	counter("robotsext.cache.misses", point(1))
 	counter("robotsext.hold.ended",
@@ -146,6 +146,8 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.page_cache.misses", "{page}", "counter"},
 		{"robotsext.page_cache.stale", "{page}", "counter"},
 		{"robotsext.page_cache.saved", "By", "counter"},
+		{"robotsext.page_cache.corrupt", "{entry}", "counter"},
+		{"robotsext.page_cache.store_errors", "{error}", "counter"},
 		{"robotsext.sitemaps.fetched", "{sitemap}", "counter"},
 		{"robotsext.sitemaps.failed", "{sitemap}", "counter"},
 		{"robotsext.sitemap.entries", "{entry}", "counter"},
@@ -153,6 +155,7 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.sitemap.entries.skipped", "{entry}", "counter"},
 		{"robotsext.sitemap.entries.unchanged", "{entry}", "counter"},
 		{"robotsext.sitemap.loops", "{sitemap}", "counter"},
+		{"robotsext.sitemap.duplicates", "{sitemap}", "counter"},
 		{"robotsext.sitemap.limits", "{limit}", "counter"},
 	}
 	if n := len(got.ScopeMetrics[0].Metrics); n != len(tests) {

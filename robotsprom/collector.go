@@ -22,13 +22,13 @@
 // Prom names), which docs/observability.md lists: robotsext_checks_total,
 // robotsext_allowed_total{reason}, robotsext_blocked_total{reason},
 // robotsext_robotstxt_fetches_total{outcome},
-// robotsext_pace_wait_seconds, robotsext_cache_origins and so on, 57 in
+// robotsext_pace_wait_seconds, robotsext_cache_origins and so on, 60 in
 // this version. A counter added to the table is exported here at once.
 //
 // The reason label is short and stable: no_match, allow_rule,
 // disallow_rule, empty_rule, robots_txt, unavailable, unreachable,
 // unauthorized, override, not_applicable, local_error, usage, backoff, nofollow,
-// rel_nofollow, identity (one per
+// rel_nofollow, identity, closed (one per
 // robotsext.Reason, not Reason.String's prose). Each label value a
 // counter can take is reported from the start, at 0, so that rate() and
 // increase() see its first increment.

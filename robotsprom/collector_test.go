@@ -47,6 +47,7 @@ robotsext_allowed_total{reason="unreachable"} 0
 # HELP robotsext_blocked_total Requests and redirect hops robots.txt refused, by reason; in shadow mode they went out all the same.
 # TYPE robotsext_blocked_total counter
 robotsext_blocked_total{reason="backoff"} 0
+robotsext_blocked_total{reason="closed"} 0
 robotsext_blocked_total{reason="disallow_rule"} 2
 robotsext_blocked_total{reason="identity"} 0
 robotsext_blocked_total{reason="local_error"} 0
@@ -161,8 +162,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 58 {
-				t.Errorf("%d metric families, want 58", len(families))
+			if len(families) != 61 {
+				t.Errorf("%d metric families, want 61", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {

@@ -8,7 +8,8 @@ import (
 
 // Entry is one page a sitemap lists.
 type Entry struct {
-	// Loc is the page's URL as the sitemap wrote it, trimmed of spaces.
+	// Loc is the page's URL as the sitemap wrote it, trimmed of spaces,
+	// its path's dot segments ("..", "%2e%2e") resolved.
 	Loc string
 	// LastMod is when the page last changed, by the sitemap's claim
 	// (<lastmod>, RSS <pubDate>, Atom <updated>), in UTC; zero when there
@@ -44,6 +45,10 @@ const (
 	DefaultMaxEntries  = 1_000_000 // page entries yielded
 	MaxLocBytes        = 2_048     // the protocol's bound of one URL; a longer one is a bad entry
 	MaxAlternates      = 256       // alternates kept per entry; more are dropped and counted
+	// DefaultMaxFileTime bounds the time one file's fetch and read may
+	// wait on its server in all (the consumer's time with the entries
+	// aside): a server trickling a byte at a time holds a walk no longer.
+	DefaultMaxFileTime = 5 * time.Minute
 )
 
 // Limits bounds what one read takes in. A zero (or negative) field takes
@@ -54,6 +59,9 @@ type Limits struct {
 	Depth     int   // indexes nested under the first sitemap (DefaultMaxDepth)
 	Sitemaps  int   // sitemap files fetched per read (DefaultMaxSitemaps)
 	Entries   int   // page entries yielded per read (DefaultMaxEntries)
+	// FileTime is the time one file may wait on its server in all
+	// (DefaultMaxFileTime); WithTimeout bounds each wait.
+	FileTime time.Duration
 }
 
 // Rules are how sitemaps are read: the Limits; KeepOutside, to yield the
@@ -72,8 +80,9 @@ var (
 	// of indexes, the sitemaps or entries of a read); what lies past it
 	// was not read. A *LimitError says which.
 	ErrLimit = errors.New("sitemap: limit reached")
-	// ErrLoop: an index listed a sitemap already read in this read (or
-	// itself); it is not read again.
+	// ErrLoop: an index listed itself or an index that leads to it; it
+	// is not read again. A sitemap reached again another way is not a
+	// loop: it is counted in Counts.Duplicates.
 	ErrLoop = errors.New("sitemap: listed again (index loop)")
 	// ErrMalformed: the file is not a sitemap, or its XML or gzip stream
 	// is broken; the entries before the break were yielded.
@@ -86,7 +95,7 @@ var (
 // LimitError is the error of a bound reached; it wraps ErrLimit.
 type LimitError struct {
 	URL   string // the sitemap being read, or the one not fetched
-	Bound string // "file URLs", "file bytes", "depth", "sitemaps" or "entries"
+	Bound string // "file URLs", "file bytes", "token bytes", "file seconds", "depth", "sitemaps" or "entries"
 	Limit int64
 }
 
@@ -105,8 +114,12 @@ type Counts struct {
 	Entries  int // page entries yielded
 	Outside  int // entries (and sitemaps of an index) dropped by the location rule
 	Skipped  int // bad entries skipped (no or bad URL), and alternates (a bad href, past MaxAlternates)
-	Loops    int // sitemaps listed again, not read again
-	Cut      int // bounds reached (each also yielded as a *LimitError)
+	Loops    int // sitemaps an index lists that lead back to it (an index loop), not read again
+	// Duplicates counts the sitemaps reached again another way (a
+	// robots.txt naming an index and its sitemaps, two indexes listing
+	// one), not read again: not an error.
+	Duplicates int
+	Cut        int // bounds reached (each also yielded as a *LimitError)
 	// Unchanged counts the entries not yielded because a page cache holds
 	// a copy as recent as their last change (Rules.SkipUnchanged).
 	Unchanged int

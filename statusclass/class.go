@@ -17,7 +17,8 @@ type Class uint8
 // and robotsext.Status1xx to robotsext.Status5xx.
 const (
 	// None: the request went out and no response came (a network error,
-	// a timeout, the crawl's context ending on the wire).
+	// a timeout). A request failed by the crawl's own context ending is
+	// not counted at all: nothing was awaited from the site.
 	None Class = iota
 	// C1xx to C5xx: the response's status was 100–199, …, 500–599.
 	C1xx

@@ -75,7 +75,7 @@ func run(w io.Writer) error {
 	shop := httptest.NewServer(site(shopRobots, fmt.Sprintf(shopHome, blog.URL)))
 	defer shop.Close()
 
-	c := colly.NewCollector(colly.UserAgent("MetricsDemoBot/1.0"), colly.MaxDepth(3))
+	c := colly.NewCollector(colly.UserAgent("MetricsDemoBot/1.0 (+https://example.com/bot)"), colly.MaxDepth(3))
 	ext := robotsext.Apply(c, robotsext.WithUserAgent("MetricsDemoBot"))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(robotsprom.NewCollector(ext))

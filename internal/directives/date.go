@@ -7,6 +7,8 @@ package directives
 import (
 	"strings"
 	"time"
+
+	"github.com/robotsext/robotsext/internal/mailzone"
 )
 
 // isoLayouts are the ISO 8601 forms read; a form without a zone is UTC.
@@ -64,7 +66,7 @@ func parseDirectiveDate(s string) (time.Time, bool) {
 	offset := 0
 	if i := strings.LastIndexByte(s, ' '); i > 0 {
 		z := s[i+1:]
-		if off, ok := zoneOffset(z); ok {
+		if off, ok := mailzone.Offset(z); ok {
 			offset, s = off, trimOWS(s[:i])
 		} else if isLetters(z) {
 			return time.Time{}, false // a zone we do not know
@@ -76,50 +78,6 @@ func parseDirectiveDate(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// zoneOffset reads a zone name of RFC 822 or a numeric ±hhmm.
-func zoneOffset(z string) (int, bool) {
-	// The zone names RFC 822 §5 defines; others are not guessed.
-	switch strings.ToUpper(z) {
-	case "UT", "UTC", "GMT", "Z":
-		return 0, true
-	case "EST":
-		return -5 * 3600, true
-	case "EDT":
-		return -4 * 3600, true
-	case "CST":
-		return -6 * 3600, true
-	case "CDT":
-		return -5 * 3600, true
-	case "MST":
-		return -7 * 3600, true
-	case "MDT":
-		return -6 * 3600, true
-	case "PST":
-		return -8 * 3600, true
-	case "PDT":
-		return -7 * 3600, true
-	}
-	if len(z) == 5 && (z[0] == '+' || z[0] == '-') {
-		n := 0
-		for i := 1; i < 5; i++ {
-			if z[i] < '0' || z[i] > '9' {
-				return 0, false
-			}
-			n = n*10 + int(z[i]-'0')
-		}
-		h, m := n/100, n%100
-		if h > 23 || m > 59 {
-			return 0, false
-		}
-		off := h*3600 + m*60
-		if z[0] == '-' {
-			off = -off
-		}
-		return off, true
-	}
-	return 0, false
 }
 
 func isWeekday(w string) bool {

@@ -17,7 +17,7 @@ func TestImports(t *testing.T) {
 	t.Parallel()
 	layout.Check(t, module+"/internal/directives", layout.Rule{
 		Imports: func(path string, standard bool) bool {
-			return standard || path == module+"/internal/tdmrep" || path == module+"/directive"
+			return standard || path == module+"/internal/tdmrep" || path == module+"/internal/mailzone" || path == module+"/directive"
 		},
 		Deps: layout.NotColly(module),
 	})

@@ -44,9 +44,11 @@ const (
 	// probeTimeout bounds one probe.
 	probeTimeout = 2 * time.Second
 
-	// lateFailure is how long after a part answered a probe the failures
-	// of calls sent before it are only counted: they were waiting on the
-	// part while it was away, and say nothing of it now.
+	// lateFailure is how long after a part (or the whole Backend)
+	// answered a probe the failures of calls sent before it are only
+	// counted: they were waiting on it while it was away, or failed with
+	// the call that raised the suspicion (one stall of this process times
+	// out every call in flight at once), and say nothing of it now.
 	lateFailure = 500 * time.Millisecond
 )
 
@@ -194,6 +196,9 @@ func (t *Tracker) Failed(err error) {
 		p.failures++
 		t.mu.Unlock()
 		return
+	case p != nil && now.Sub(p.back) < lateFailure:
+		t.mu.Unlock()
+		return // sent before the part answered again
 	case p != nil && p.cleared && now.Sub(p.back) < ProbeEvery:
 		// It answered a probe a moment ago and fails again: no second
 		// suspicion, the part fails.
@@ -201,9 +206,6 @@ func (t *Tracker) Failed(err error) {
 		t.downLocked(scope, t.parts[scope], "")
 		t.mu.Unlock()
 		return
-	case p != nil && !p.cleared && now.Sub(p.back) < lateFailure:
-		t.mu.Unlock()
-		return // sent before the part answered again
 	}
 	if t.parts == nil {
 		t.parts = map[string]*part{}

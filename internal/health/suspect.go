@@ -35,9 +35,11 @@ func (t *Tracker) suspect(scope string) bool {
 }
 
 // wholeSuspect raises the whole Backend's suspicion for a failed call,
-// or counts the call in the one pending, and reports whether it did: it
-// does not when the Backend is failing already, or answered a probe less
-// than ProbeEvery ago (the failure is then the Backend's).
+// or counts the call in the one pending or just cleared (a call failing
+// within lateFailure of the answer was sent before it), and reports
+// whether it did: it does not when the Backend is failing already, or
+// answered a probe less than ProbeEvery ago (the failure is then the
+// Backend's).
 func (t *Tracker) wholeSuspect(err error) bool {
 	if !t.wholeUp() {
 		return false
@@ -45,7 +47,7 @@ func (t *Tracker) wholeSuspect(err error) bool {
 	now := t.now()
 	t.mu.Lock()
 	switch {
-	case t.whole != nil:
+	case t.whole != nil, !t.wholeCleared.IsZero() && now.Sub(t.wholeCleared) < lateFailure:
 		t.mu.Unlock()
 		t.failures.Add(1)
 		return true

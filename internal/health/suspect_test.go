@@ -168,3 +168,39 @@ func TestWholeSuspicion(t *testing.T) {
 		})
 	}
 }
+
+// TestLateFailuresAfterAnAnswer: calls that were in flight with the one
+// that raised a suspicion (one stall of this process times out all of
+// them at once) may fail just after the probe answered; within
+// lateFailure of the answer they are counted only, for the whole Backend
+// as for a part, and nothing falls back. A failure later than that, and
+// within ProbeEvery of the answer, is the Backend's (or the part's).
+func TestLateFailuresAfterAnAnswer(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []string{"", "a"} {
+		t.Run("scope "+scope, func(t *testing.T) {
+			t.Parallel()
+			tr, _, clk, logs, _ := newTracker(t)
+			err := errors.New("i/o timeout")
+			if scope != "" {
+				err = nodeErr(scope)
+			}
+			tr.Failed(err) // the suspicion, cleared by its probe
+			if !tr.Settle(context.Background(), err) {
+				t.Fatal("Settle after an answered probe: false")
+			}
+			for range 3 { // its companions, failing a moment later
+				clk.add(10 * time.Millisecond)
+				tr.Failed(err)
+			}
+			if !tr.Up("a.x") || tr.Fallback() || !tr.Settle(context.Background(), err) {
+				t.Fatalf("after late failures of calls in flight with the first: Up %v, Fallback %v; want up:\n%s", tr.Up("a.x"), tr.Fallback(), logs)
+			}
+			clk.add(lateFailure)
+			tr.Failed(err)
+			if tr.Up("a.x") || !tr.Fallback() {
+				t.Errorf("a failure %v after the answer: Up %v, Fallback %v; want the fallback", lateFailure+30*time.Millisecond, tr.Up("a.x"), tr.Fallback())
+			}
+		})
+	}
+}

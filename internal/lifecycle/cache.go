@@ -41,6 +41,11 @@ type Config struct {
 	LeaseMargin, LocalRetryWait time.Duration
 	// Now is the clock of lifetimes; nil: time.Now.
 	Now func() time.Time
+	// Sleep waits d, or until ctx ends, for the Cache's own waits (the
+	// reads of a record while another worker fetches it), which are then
+	// timed by Now too; nil: real time, timed by time.Now whatever Now
+	// is. Tests set both to move a hand clock.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Epoch is the instant 0 of that clock: GetAt takes the clock read as
 	// an offset from it. Zero: Now() when New runs.
 	Epoch time.Time
@@ -69,6 +74,9 @@ type Config struct {
 	// Context returns the context the reads of a Backend's purge log run
 	// under; nil: context.Background.
 	Context func() context.Context
+	// Closing ends when the owner closes: a miss's waits and fetch end
+	// then too (closing.Bound); nil: never.
+	Closing context.Context
 	// Origin reads an origin named in a Backend's purge log; nil: only a
 	// log that was cut (which drops every entry) is acted on.
 	Origin func(s string) (Origin, bool)
@@ -297,6 +305,22 @@ func (c *Cache) backendErr(ctx context.Context, op string, err error) error {
 
 func isContextErr(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// sleep waits d, or until ctx is done, by Config.Sleep or the real clock.
+func (c *Cache) sleep(ctx context.Context, d time.Duration) error {
+	if c.cfg.Sleep != nil {
+		return c.cfg.Sleep(ctx, d)
+	}
+	return sleep(ctx, d)
+}
+
+// waitNow reads the clock that times c.sleep.
+func (c *Cache) waitNow() time.Time {
+	if c.cfg.Sleep != nil {
+		return c.cfg.Now()
+	}
+	return time.Now()
 }
 
 // sleep waits d on the real clock, or until ctx is done.

@@ -17,7 +17,7 @@
 // errors its callers test for, what to do once an answer is installed)
 // and turns its entries into Verdicts. It may import the standard
 // library, the backend contract (github.com/robotsext/robotsext/backend),
-// internal/robotstxt, internal/tdmrep, internal/redact and
+// internal/robotstxt, internal/tdmrep, internal/redact, internal/closing and
 // golang.org/x/sync/singleflight; not Colly and not the root package.
 // TestImports holds it to that.
 //

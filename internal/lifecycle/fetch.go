@@ -39,8 +39,10 @@ type FetcherConfig struct {
 	// are read.
 	MaxRedirects, MaxBodySize int
 	// Concurrency bounds the quick fetches in flight at once (at least
-	// one); a fetch still running SlowAfter after it started (≤ 0:
-	// DefaultSlowAfter) stops counting against it, up to SlowFactor ×
+	// one); a fetch without response headers after SlowMedians × the
+	// recent median time to headers (within MinSlowAfter and SlowAfter),
+	// or still running SlowAfter after it started (≤ 0:
+	// DefaultSlowAfter), stops counting against it, up to SlowFactor ×
 	// Concurrency such slow fetches at once (slots.go).
 	Concurrency int
 	SlowAfter   time.Duration
@@ -155,6 +157,7 @@ func (f *Fetcher) Fetch(ctx context.Context, o Origin, hdr http.Header, prev *Ro
 	}
 
 	resp, err := f.client.Do(req)
+	sl.answered(err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -77,6 +77,7 @@ func (f *Fetcher) FetchFile(ctx context.Context, o Origin, path string, hdr http
 		req.Host = h
 	}
 	resp, err := f.client.Do(req)
+	sl.answered(err == nil)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -8,7 +8,8 @@ import (
 
 // allowedImport reports whether the lifecycle may import path itself (see
 // the package comment): the standard library, the backend contract, the
-// robots.txt engine, internal/tdmrep (for TDMRep's files), redact and
+// robots.txt engine, internal/tdmrep (for TDMRep's files), redact,
+// internal/closing (the owner's Close ends a fetch's waits) and
 // singleflight. Colly and the root package
 // are none of them.
 func allowedImport(path string, standard bool) bool {
@@ -19,6 +20,7 @@ func allowedImport(path string, standard bool) bool {
 		path == "github.com/robotsext/robotsext/internal/robotstxt",
 		path == "github.com/robotsext/robotsext/internal/tdmrep",
 		path == "github.com/robotsext/robotsext/internal/redact",
+		path == "github.com/robotsext/robotsext/internal/closing",
 		path == "golang.org/x/sync/singleflight":
 		return true
 	}

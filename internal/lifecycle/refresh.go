@@ -11,11 +11,14 @@ import (
 	"net/http"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/closing"
 )
 
 // miss is Get for an origin not cached fresh.
 func (c *Cache) miss(ctx context.Context, o Origin) (*Entry, error) {
 	c.misses.Add(1)
+	ctx, stop := closing.Bound(ctx, c.cfg.Closing)
+	defer stop()
 	key := o.String()
 	wait := c.cfg.LocalRetryWait
 	for try := 0; ; {
@@ -84,14 +87,15 @@ func (c *Cache) refresh(ctx context.Context, o Origin) (*Entry, error) {
 
 // again reports whether a shared-record call that failed with err is made
 // once more before this worker fetches robots.txt on its own: the part of
-// the Backend it failed in answered a probe sent at once (Health.Settle),
-// or, for a Backend tracked as a whole, the call timed out, as a worker's
-// first call on a connection still being set up may.
+// the Backend it failed in (or the whole Backend, when it can be probed)
+// answered the probe its failure raised (Health.Settle), or, for a
+// Backend tracked as a whole, the call timed out, as a worker's first
+// call on a connection still being set up may.
 func (c *Cache) again(ctx context.Context, err error) bool {
-	if backend.ScopeOf(err) != "" {
-		return c.cfg.Health != nil && c.cfg.Health.Settle(ctx, err)
+	if c.cfg.Health != nil && c.cfg.Health.Settle(ctx, err) {
+		return true
 	}
-	return timedOut(err)
+	return backend.ScopeOf(err) == "" && timedOut(err)
 }
 
 // timedOut reports whether err says a call got no answer in time (the

@@ -20,10 +20,25 @@ const (
 	leaseShort = 3 * time.Second
 
 	// pollFirst and pollMax bound how often a worker waiting for another's
-	// fetch reads the shared record.
-	pollFirst = 10 * time.Millisecond
-	pollMax   = 250 * time.Millisecond
+	// fetch reads the shared record: the step doubles from pollFirst up to
+	// pollMax, so that a wait of a second costs 5 reads (it cost 8 from
+	// 10 ms up to 250 ms), and the record is adopted at most one step
+	// after it appeared: half the time waited, and never more than
+	// pollMax, which keeps the waiting worker's requests to the host close
+	// behind the holder's.
+	pollFirst = 50 * time.Millisecond
+	pollMax   = 500 * time.Millisecond
 )
+
+// leaseWait is the state of one worker's wait for another's fetch of an
+// origin's robots.txt, across the leases it outlives.
+type leaseWait struct {
+	poll time.Duration // the next step between reads
+	// settled is set once a failed read was forgiven because the
+	// Backend answered the probe it raised (Cache.again): a second
+	// failure ends the wait.
+	settled bool
+}
 
 // refreshShared keeps o's entry through the Backend: it adopts a fresh
 // shared record, or fetches under the lease and shares the result, or
@@ -35,13 +50,13 @@ func (c *Cache) refreshShared(ctx context.Context, o Origin) (*Entry, error) {
 	// most as long as an honest holder's fetch can take; past that, the
 	// lease is treated as a Backend failure and robots.txt is fetched
 	// locally, so that no request waits on a lease that never resolves.
-	giveUp := time.Now().Add(c.cfg.Fetcher.Timeout() + c.cfg.LeaseMargin)
-	poll := pollFirst // backs off across leases too
+	giveUp := c.waitNow().Add(c.cfg.Fetcher.Timeout() + c.cfg.LeaseMargin)
+	w := leaseWait{poll: pollFirst} // backs off across leases too
+	rec, err := b.Load(ctx, key)
+	if err != nil {
+		return nil, c.backendErr(ctx, "load", err)
+	}
 	for {
-		rec, err := b.Load(ctx, key)
-		if err != nil {
-			return nil, c.backendErr(ctx, "load", err)
-		}
 		if fresh(rec, c.cfg.Now()) {
 			en := entryOf(o, rec, nil, c.errs)
 			c.install(ctx, en, nil, false)
@@ -63,11 +78,11 @@ func (c *Cache) refreshShared(ctx context.Context, o Origin) (*Entry, error) {
 			}
 			return c.fetchShared(ctx, o, rec, lease)
 		}
-		left := time.Until(giveUp)
+		left := giveUp.Sub(c.waitNow())
 		if left <= 0 {
 			return nil, c.backendErr(ctx, "lease", errLeaseStuck)
 		}
-		if err := c.awaitRecord(ctx, key, min(wait, left), &poll); err != nil {
+		if rec, err = c.awaitRecord(ctx, key, min(wait, left), &w); err != nil {
 			return nil, err
 		}
 	}
@@ -75,25 +90,32 @@ func (c *Cache) refreshShared(ctx context.Context, o Origin) (*Entry, error) {
 
 // awaitRecord polls key's record while another worker holds the lease,
 // until a fresh record appears or the lease's remaining life (wait) has
-// passed, whichever is first. *poll is the interval between polls: it
-// doubles up to pollMax, and one poll happens however short wait is, so
-// that a Backend answering a wait of 0 is not asked in a tight loop.
-func (c *Cache) awaitRecord(ctx context.Context, key string, wait time.Duration, poll *time.Duration) error {
-	deadline := time.Now().Add(max(wait, *poll))
-	for ; ; *poll = min(*poll*2, pollMax) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil
+// passed, whichever is first, and returns the record it read last (the
+// caller adopts it when fresh, or asks for the lease again). w.poll is
+// the step between reads: it doubles up to pollMax, and one read happens
+// however short wait is, so that a Backend answering a wait of 0 is not
+// asked in a tight loop. A read that fails is only a suspicion while the
+// Backend answers the probe it raised (Cache.again): the wait goes on, as
+// the holder's fetch does; a second failure, or a Backend that does not
+// answer, ends the wait with the error.
+func (c *Cache) awaitRecord(ctx context.Context, key string, wait time.Duration, w *leaseWait) (*backend.Record, error) {
+	deadline := c.waitNow().Add(max(wait, w.poll))
+	for {
+		if err := c.sleep(ctx, min(w.poll, max(deadline.Sub(c.waitNow()), 0))); err != nil {
+			return nil, err
 		}
-		if err := sleep(ctx, min(*poll, left)); err != nil {
-			return err
-		}
+		w.poll = min(w.poll*2, pollMax)
 		rec, err := c.cfg.Backend.Load(ctx, key)
 		if err != nil {
-			return c.backendErr(ctx, "load", err)
+			err = c.backendErr(ctx, "load", err)
+			if w.settled || ctx.Err() != nil || !c.again(ctx, err) {
+				return nil, err
+			}
+			w.settled = true
+			continue
 		}
-		if fresh(rec, c.cfg.Now()) {
-			return nil
+		if fresh(rec, c.cfg.Now()) || !c.waitNow().Before(deadline) {
+			return rec, nil
 		}
 	}
 }

@@ -2,10 +2,12 @@ package lifecycle
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,14 +19,16 @@ import (
 // timers is a hand-moved clock for the slots' AfterFunc: every timer set
 // waits until pass fires it.
 type timers struct {
-	mu  sync.Mutex
-	due []func()
+	mu    sync.Mutex
+	due   []func()
+	waits []time.Duration // every timer's duration, in the order set
 }
 
-func (tm *timers) afterFunc(_ time.Duration, f func()) func() bool {
+func (tm *timers) afterFunc(d time.Duration, f func()) func() bool {
 	tm.mu.Lock()
 	defer tm.mu.Unlock()
 	tm.due = append(tm.due, f)
+	tm.waits = append(tm.waits, d)
 	return func() bool { return true }
 }
 
@@ -118,8 +122,8 @@ func TestSlowFetchesFreeThePool(t *testing.T) {
 	}
 
 	// Fill the slow places, then the pool: the cap holds.
-	for i := 3; i <= SlowFactor*2+2; i++ { // 14 more turn slow, 2 fill the pool
-		hang("hang-" + string(rune('a'+i)) + ".test")
+	for i := 3; i <= SlowFactor*2+2; i++ { // 62 more turn slow, 2 fill the pool
+		hang(fmt.Sprintf("hang-%d.test", i))
 		tm.pass()
 	}
 	if p, s := len(f.slots.pool), len(f.slots.slow); p != 2 || s != SlowFactor*2 {
@@ -129,5 +133,71 @@ func TestSlowFetchesFreeThePool(t *testing.T) {
 	hanging.Wait()
 	if p, s := len(f.slots.pool), len(f.slots.slow); p != 0 || s != 0 {
 		t.Errorf("after the hangs ended, %d places in the pool and %d slow still taken", p, s)
+	}
+}
+
+// TestSlowHeadersWait proves how long a fetch may wait for its response
+// headers before it stops counting against the pool: MinSlowAfter before
+// any answer was timed, SlowMedians × the median of the recent times to
+// headers, never below MinSlowAfter nor above SlowAfter. Before, every
+// fetch counted against the pool for the whole SlowAfter (1 s), so 600
+// hanging hosts queued ahead held up the others for about 19 s.
+func TestSlowHeadersWait(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+		timed []time.Duration
+		want  time.Duration
+	}{
+		{"none timed yet", 0, nil, MinSlowAfter},
+		{"loopback answers", 0, []time.Duration{ms, 2 * ms, ms}, MinSlowAfter},
+		{"answers across a continent", 0, []time.Duration{150 * ms, 200 * ms, 180 * ms}, 720 * ms},
+		{"a few outliers do not move the median", 0, []time.Duration{50 * ms, 60 * ms, 9 * time.Second, 55 * ms, 8 * time.Second}, 240 * ms},
+		{"slow answers: capped at SlowAfter", 0, []time.Duration{400 * ms, 500 * ms}, DefaultSlowAfter},
+		{"SlowAfter below the floor wins", 50 * ms, nil, 50 * ms},
+		{"only the last 32 count", 0, append(slices.Repeat([]time.Duration{900 * ms}, 40), slices.Repeat([]time.Duration{30 * ms}, slowSamples)...), 120 * ms},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSlots(1, tc.after, nil)
+			for _, d := range tc.timed {
+				s.timeHeaders(d)
+			}
+			if got := s.headersWait(); got != tc.want {
+				t.Errorf("headersWait = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSlowAfterHeaders proves that a fetch whose headers came counts
+// against the pool until SlowAfter, not only until the headers' wait: its
+// first timer extends the wait once (to what is left of SlowAfter), and
+// the second moves it among the slow.
+func TestSlowAfterHeaders(t *testing.T) {
+	t.Parallel()
+	var tm timers
+	s := newSlots(1, 0, tm.afterFunc)
+	sl, err := s.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl.answered(true)
+	tm.pass() // the headers' wait ends: the body is still read
+	if len(s.pool) != 1 || len(s.slow) != 0 {
+		t.Fatalf("after the headers' wait, %d in the pool and %d slow; want 1 and 0", len(s.pool), len(s.slow))
+	}
+	if len(tm.waits) != 2 || tm.waits[0] != MinSlowAfter || tm.waits[1] <= 0 || tm.waits[1] > DefaultSlowAfter {
+		t.Fatalf("timers set %v; want MinSlowAfter, then what is left of SlowAfter", tm.waits)
+	}
+	tm.pass() // SlowAfter passes
+	if len(s.pool) != 0 || len(s.slow) != 1 {
+		t.Fatalf("after SlowAfter, %d in the pool and %d slow; want 0 and 1", len(s.pool), len(s.slow))
+	}
+	sl.release()
+	if len(s.pool) != 0 || len(s.slow) != 0 {
+		t.Errorf("after release, %d in the pool and %d slow still taken", len(s.pool), len(s.slow))
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/backend"
+	"github.com/robotsext/robotsext/internal/closing"
 	"github.com/robotsext/robotsext/internal/tdmrep"
 	"golang.org/x/sync/singleflight"
 )
@@ -74,6 +75,9 @@ type TDMRepConfig struct {
 	Pace func(ctx context.Context, host string) error
 	// Fetched, when set, is told of each fetch's state, for the counters.
 	Fetched func(TDMRepState)
+	// Closing ends when the owner closes: a fetch and its waiters end
+	// then too (closing.Bound); nil: never.
+	Closing context.Context
 }
 
 // tdmEntry is one origin's tdmrep.json in force. It is never modified once
@@ -243,6 +247,8 @@ func (c *TDMRep) FileHit(ctx context.Context, o Origin, freshUntil time.Time) (f
 
 // fetchFile is File for an origin not cached fresh.
 func (c *TDMRep) fetchFile(ctx context.Context, o Origin) (*tdmrep.File, error) {
+	ctx, stop := closing.Bound(ctx, c.cfg.Closing)
+	defer stop()
 	key := o.String()
 	for {
 		ch := c.flights.DoChan(key, func() (any, error) { return c.refresh(ctx, o) })

@@ -106,6 +106,9 @@ func (b *Backoff) admit(ctx context.Context, host string, tok any, atWire bool) 
 				delete(b.probes, p) // it will ask again at the wire
 			}
 			wait, probe, onProbe = hh.st.Ask(now, tok)
+			if probe && !atWire { // Wire's Ask gives it ProbeExpiry
+				hh.st.Reach(tok, now.Add(pause.ProbeReach+2*b.pacer.Delay(host)))
+			}
 			if wait <= 0 && !probe && hh.st.Phase == pause.Recovering {
 				if b.passed == nil {
 					b.passed = make(map[any]string)

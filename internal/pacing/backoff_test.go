@@ -20,6 +20,18 @@ func newFakeBackoff(base, bound time.Duration, shadow bool) (*Backoff, *Pacer, *
 	return b, pc, clk
 }
 
+// probedBackoff returns a Backoff (as newFakeBackoff's, a 1 s base) whose
+// host h.test answered 503, waited out its pause, and is probed by P.
+func probedBackoff(t *testing.T) (*Backoff, *paceClock) {
+	t.Helper()
+	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	b.Answered("A", page("/a"), 503, "")
+	if _, refused := b.Admit(context.Background(), "h.test", "P"); refused { // waits the pause, then probes
+		t.Fatal("P refused")
+	}
+	return b, clk
+}
+
 // page returns the URL of path on host h.test.
 func page(path string) *url.URL { return &url.URL{Scheme: "http", Host: "h.test", Path: path} }
 
@@ -82,12 +94,8 @@ func TestBackoffPauseProbeRecover(t *testing.T) {
 // (a quarter of the pause) on the hand-moved clock.
 func TestBackoffProbeWakesWaiters(t *testing.T) {
 	t.Parallel()
-	b, _, clk := newFakeBackoff(time.Second, 5*time.Minute, false)
+	b, clk := probedBackoff(t)
 	ctx := context.Background()
-	b.Answered("A", page("/a"), 503, "")
-	if _, refused := b.Admit(ctx, "h.test", "P"); refused { // waits the pause, then probes
-		t.Fatal("P refused")
-	}
 	done := make(chan time.Time)
 	go func() {
 		if _, refused := b.Admit(ctx, "h.test", "W"); refused {
@@ -210,5 +218,45 @@ func TestBackoffShadow(t *testing.T) {
 	}
 	if !b.Wire("B", "h.test") {
 		t.Error("stopped at the wire")
+	}
+}
+
+// TestBackoffUnreachedProbeExpires proves that a probe let go by Admit
+// that never reaches the wire (a later OnRequest callback aborted it, and
+// Colly says nothing of that) holds its host for pause.ProbeReach beyond
+// two delays, not pause.ProbeExpiry: on the hand-moved clock, the next
+// request to ask once that passed probes at once. A probe that reached
+// the wire (Wire) keeps ProbeExpiry. Before, the host waited 30 s.
+func TestBackoffUnreachedProbeExpires(t *testing.T) {
+	t.Parallel()
+	b, clk := probedBackoff(t)
+	ctx := context.Background()
+	clk.advance(pause.ProbeReach) // P never reaches the wire
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, refused := b.Admit(ctx, "h.test", "W"); refused {
+			t.Error("W refused")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // only a failing run waits: W waits for P's answer
+		t.Fatal("W still waits for a probe that never reached the wire")
+	}
+	if c := b.Counts(); c.Probes != 2 {
+		t.Errorf("%d probes counted, want 2 (P, then W)", c.Probes)
+	}
+
+	// W reaches the wire: it keeps the probe for ProbeExpiry.
+	if !b.Wire("W", "h.test") {
+		t.Fatal("the probe W did not go on the wire")
+	}
+	clk.advance(pause.ProbeReach)
+	b.mu.Lock()
+	until := b.hosts["h.test"].st.ProbeUntil
+	b.mu.Unlock()
+	if want := clk.now().Add(pause.ProbeExpiry - pause.ProbeReach); !until.Equal(want) {
+		t.Errorf("a probe at the wire expires at %v, want ProbeExpiry after it reached it (%v)", until, want)
 	}
 }

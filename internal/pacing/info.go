@@ -29,9 +29,9 @@ func (pc *Pacer) Info(host string) (p Info, ok bool) {
 	return Info{Delay: h.delay, Default: h.byDefault, Next: next, Waiting: int(h.waiting.Load())}, true
 }
 
-// Delay returns host's delay, 0 when it is not paced.
+// Delay returns host's delay, 0 when it is not paced (or pc is nil).
 func (pc *Pacer) Delay(host string) time.Duration {
-	if pc.npaced.Load() == 0 {
+	if pc == nil || pc.npaced.Load() == 0 {
 		return 0
 	}
 	return pc.delayOfKey(HostKey(host))

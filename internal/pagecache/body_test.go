@@ -38,25 +38,34 @@ func TestStoringBody(t *testing.T) {
 }
 
 // TestFlight: one request of a key is out at a time; the others get its
-// channel, closed when it lands.
+// flight, landed with whether its entry was kept; only its own flight
+// lands it.
 func TestFlight(t *testing.T) {
 	t.Parallel()
 	c := New(Config{Store: &Memory{}})
-	if c.join("k") != nil {
+	wait, own := c.join("k")
+	if wait != nil || own == nil {
 		t.Fatal("the first request of a key waited")
 	}
-	wait := c.join("k")
-	if wait == nil || c.join("other") != nil {
-		t.Fatal("a second request of k did not wait, or one of another key did")
+	wait, mine := c.join("k")
+	if wait == nil || mine != nil {
+		t.Fatal("a second request of k did not wait")
 	}
-	c.land("k")
+	if w, _ := c.join("other"); w != nil {
+		t.Fatal("a request of another key waited")
+	}
+	c.land("k", nil, true) // a request without a flight lands nothing
 	select {
-	case <-wait:
+	case <-wait.ch:
+		t.Fatal("a request without the flight landed it")
 	default:
-		t.Fatal("landing did not release the waiters")
 	}
-	c.land("k") // a second landing is harmless
-	if c.join("k") != nil {
+	c.land("k", own, true)
+	if kept, err := waitFlight(t.Context(), wait); !kept || err != nil {
+		t.Fatalf("landing did not release the waiters with kept: %v, %v", kept, err)
+	}
+	c.land("k", own, false) // a second landing is harmless
+	if w, _ := c.join("k"); w != nil {
 		t.Error("a landed key still has a request out")
 	}
 }

@@ -32,6 +32,16 @@ const (
 // ParseResult reads a Result's String back; anything else is None.
 func ParseResult(s string) Result { return cacheresult.Parse(s) }
 
+// SentStatus is the status the origin sent for a response the Transport
+// returned with status and header h: 304 for a revalidated page (its
+// callbacks get the stored status), status otherwise.
+func SentStatus(status int, h *http.Header) int {
+	if h != nil && h.Get(StatusHeader) == Revalidated.String() {
+		return http.StatusNotModified
+	}
+	return status
+}
+
 const (
 	// StatusHeader is the response field the Transport sets, on every
 	// response it returns, to its Result (a server's own is replaced).
@@ -72,8 +82,8 @@ type Cache struct {
 	maxEntry int64
 
 	mu      sync.Mutex
-	claims  map[*url.URL]claim       // guarded by mu: fresh entries set aside by Claim, by the request's URL
-	flights map[string]chan struct{} // guarded by mu: the requests sent for a key, closed once their entry is stored or dropped
+	claims  map[*url.URL]claim // guarded by mu: fresh entries set aside by Claim, by the request's URL
+	flights map[string]*flight // guarded by mu: the request sent for a key, landed once its entry is stored or dropped
 
 	hits, revalidated, misses, stale, saved, corrupt, storeErrors atomic.Uint64
 	corruptLogged, storeErrLogged                                 atomic.Bool
@@ -81,7 +91,7 @@ type Cache struct {
 
 // New returns a Cache over cfg.Store.
 func New(cfg Config) *Cache {
-	c := &Cache{store: cfg.Store, now: cfg.Now, logger: cfg.Logger, maxEntry: cfg.MaxEntry, claims: map[*url.URL]claim{}, flights: map[string]chan struct{}{}}
+	c := &Cache{store: cfg.Store, now: cfg.Now, logger: cfg.Logger, maxEntry: cfg.MaxEntry, claims: map[*url.URL]claim{}, flights: map[string]*flight{}}
 	if c.now == nil {
 		c.now = time.Now
 	}

@@ -37,3 +37,30 @@ func TestFronts(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorTransport: the transport a collector has is read for the
+// cache to wrap (a proxy set before Apply stays in use); a Transport of a
+// cache is unwrapped to its Next, so that a collector attached twice is
+// cached once; no transport, or another layout, is nil.
+func TestCollectorTransport(t *testing.T) {
+	t.Parallel()
+	own := &http.Transport{}
+	with := func(rt http.RoundTripper) *fakeCollector {
+		return &fakeCollector{backend: &fakeBackend{Client: &http.Client{Transport: rt}}}
+	}
+	for _, tt := range []struct {
+		name      string
+		collector any
+		want      http.RoundTripper
+	}{
+		{"its own transport", with(own), own},
+		{"a cache's Transport", with(&Transport{Cache: New(Config{Store: &Memory{}}), Next: own}), own},
+		{"no transport", with(nil), nil},
+		{"another layout", &struct{ x int }{}, nil},
+		{"nil", nil, nil},
+	} {
+		if got := CollectorTransport(tt.collector); got != tt.want {
+			t.Errorf("%s: CollectorTransport = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

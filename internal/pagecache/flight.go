@@ -3,7 +3,9 @@ package pagecache
 // This file keeps one request of a key on the wire at a time: a request
 // that finds another of its key out waits until that one's entry is
 // stored or dropped, then looks again (often a fresh hit), so that
-// concurrent misses of one URL cost the site one request.
+// concurrent misses of one URL cost the site one request. When that
+// answer was not stored (it may not be), the waiters go out at once, side
+// by side, as they would without the cache: not one after another.
 
 import (
 	"context"
@@ -15,40 +17,55 @@ import (
 // waiting on it then go out after this long.
 const flightWait = 10 * time.Second
 
-// waitFlight waits for the flight ch to land, for at most flightWait; the
-// error is ctx's, when it ends first.
-func waitFlight(ctx context.Context, ch <-chan struct{}) error {
+// flight is the request of a key that is out.
+type flight struct {
+	ch   chan struct{} // closed when it lands
+	kept bool          // an entry was stored: written before ch is closed, read after
+}
+
+// waitFlight waits for f to land, for at most flightWait: kept reports
+// that its entry was stored (look again), false that it was not or that
+// the wait ran out (go out). The error is ctx's, when it ends first.
+func waitFlight(ctx context.Context, f *flight) (kept bool, err error) {
 	t := time.NewTimer(flightWait)
 	defer t.Stop()
 	select {
-	case <-ch:
+	case <-f.ch:
+		return f.kept, nil
 	case <-t.C:
+		return false, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	}
-	return nil
 }
 
-// join returns the channel of the request of key already out, to wait on;
-// or nil, having made the caller that request: it then calls land(key)
-// once its entry is stored or dropped.
-func (c *Cache) join(key string) <-chan struct{} {
+// join returns the flight of key already out, to wait on, and nil; or
+// nil and the caller's own flight, having made it that request: it then
+// calls land with it once its entry is stored or dropped.
+func (c *Cache) join(key string) (wait, own *flight) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ch, ok := c.flights[key]; ok {
-		return ch
+	if f, ok := c.flights[key]; ok {
+		return f, nil
 	}
-	c.flights[key] = make(chan struct{})
-	return nil
+	own = &flight{ch: make(chan struct{})}
+	c.flights[key] = own
+	return nil, own
 }
 
-// land ends the flight of key: the requests waiting on it look again.
-func (c *Cache) land(key string) {
-	c.mu.Lock()
-	ch, ok := c.flights[key]
-	delete(c.flights, key)
-	c.mu.Unlock()
-	if ok {
-		close(ch)
+// land ends the flight own of key, which kept (stored) its entry or not:
+// the requests waiting on it look again, or go out. A nil own (a request
+// that went out without a flight) lands nothing.
+func (c *Cache) land(key string, own *flight, kept bool) {
+	if own == nil {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flights[key] != own {
+		return // landed already
+	}
+	delete(c.flights, key)
+	own.kept = kept
+	close(own.ch)
 }

@@ -24,7 +24,10 @@ type Transport struct {
 	// not serve after all (as sent, its header no longer matches the
 	// claimed entry), with the owner given to Claim, before it is sent:
 	// the request skipped its host's pace for the claim, and waits for it
-	// there. An error fails the request unsent.
+	// there. It is called with a nil owner before a request is sent again
+	// unconditionally after a 304 that matched no stored response: the
+	// 304 was the host's answer, and the request waits for its pace anew.
+	// An error fails the request unsent.
 	Pace func(req *http.Request, owner any) error
 }
 
@@ -63,29 +66,33 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := Key(req.Method, req.URL)
 	e, fresh := c.Lookup(req.Context(), req.Method, req.URL, req.Header)
-	for !fresh { // one request of a key at a time: the others wait for its entry
-		wait := c.join(key)
-		if wait == nil {
+	var own *flight // the flight this request leads; nil when it leads none
+	for !fresh {    // one request of a key at a time: the others wait for its entry
+		wait, mine := c.join(key)
+		if own = mine; wait == nil {
 			break
 		}
-		if err := waitFlight(req.Context(), wait); err != nil {
+		kept, err := waitFlight(req.Context(), wait)
+		if err != nil {
 			return nil, err
 		}
-		e, fresh = c.Lookup(req.Context(), req.Method, req.URL, req.Header)
+		if e, fresh = c.Lookup(req.Context(), req.Method, req.URL, req.Header); !kept {
+			break // nothing was stored: go out now, beside the others
+		}
 	}
 	if fresh {
 		return c.serve(e, req, Hit), nil
 	}
 	resp, validated, sent, got, err := t.exchange(req, e)
 	if err != nil {
-		c.land(key)
+		c.land(key, own, false)
 		return resp, err
 	}
 	if validated {
-		defer c.land(key)
+		defer c.land(key, own, true)
 		return c.freshen(e, resp, req, sent, got), nil
 	}
-	return t.answer(key, e, req, resp, sent, got), nil
+	return t.answer(key, own, e, req, resp, sent, got), nil
 }
 
 // exchange sends req, conditional on e's validators when e is stored. A
@@ -123,6 +130,14 @@ func (t *Transport) exchange(req *http.Request, e *Entry) (resp *http.Response, 
 	if Matches(e, resp.Header) {
 		return resp, true, sent, c.now(), nil
 	}
+	// The stored copy is not the origin's any more: it is dropped (a
+	// request deferred by Pace, sent again later, is then a plain miss).
+	_ = c.store.Delete(req.Context(), Key(req.Method, req.URL))
+	if t.Pace != nil {
+		if err := t.Pace(req, nil); err != nil {
+			return nil, false, sent, c.now(), err
+		}
+	}
 	sent = c.now()
 	resp, err = t.next().RoundTrip(req)
 	return resp, false, sent, c.now(), err
@@ -131,25 +146,40 @@ func (t *Transport) exchange(req *http.Request, e *Entry) (resp *http.Response, 
 // answer handles a full response to a cacheable request: it is stored
 // while the caller reads its body, when it may be; a stored copy it
 // replaces is dropped, one an error answered (a 5xx, a 429) is kept.
-func (t *Transport) answer(key string, e *Entry, req *http.Request, resp *http.Response, sent, got time.Time) *http.Response {
+func (t *Transport) answer(key string, own *flight, e *Entry, req *http.Request, resp *http.Response, sent, got time.Time) *http.Response {
 	c := t.Cache
 	result := Miss
 	if e != nil {
 		result = Stale
 	}
 	if Storable(req.Method, resp.StatusCode, resp.Header, ParseCacheControl(req.Header)) {
-		t.storing(key, req, resp, sent, got)
+		t.storing(key, own, req, resp, sent, got)
 	} else {
 		if e != nil && (resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests) {
 			result = None // the origin did not answer for the page: its stored copy stays
 		} else if e != nil {
 			_ = c.store.Delete(req.Context(), key) // replaced by a response that may not be stored
 		}
-		c.land(key)
+		c.land(key, own, false)
 	}
 	c.count(result, 0)
 	resp.Header.Set(StatusHeader, result.String())
 	return resp
+}
+
+// FirstHop returns the first request of req's redirect chain (req itself
+// when it is not a redirect hop).
+func FirstHop(req *http.Request) *http.Request {
+	for req.Response != nil && req.Response.Request != nil {
+		req = req.Response.Request
+	}
+	return req
+}
+
+// FromCache reports whether resp was a fresh hit of a Transport: nothing
+// was sent for it.
+func FromCache(resp *http.Response) bool {
+	return resp != nil && resp.Header.Get(StatusHeader) == Hit.String()
 }
 
 // send passes req through Next, marking the response with r.
@@ -171,7 +201,7 @@ func (t *Transport) next() http.RoundTripper {
 // storing makes resp's body store the response once the caller has read
 // it to the end (a body over the Cache's MaxEntry, or one closed early, is
 // not stored): what the caller does not read is not downloaded.
-func (t *Transport) storing(key string, req *http.Request, resp *http.Response, sent, got time.Time) {
+func (t *Transport) storing(key string, own *flight, req *http.Request, resp *http.Response, sent, got time.Time) {
 	c := t.Cache
 	e := &Entry{Method: req.Method, URL: key[len(req.Method)+1:], Status: resp.StatusCode, Header: storedHeader(resp.Header),
 		Vary: VaryValues(resp.Header, req.Header), Uncompressed: resp.Uncompressed, RequestTime: sent, ResponseTime: got}
@@ -181,7 +211,7 @@ func (t *Transport) storing(key string, req *http.Request, resp *http.Response, 
 			e.Body = body
 			c.put(ctx, key, e)
 		}
-		c.land(key)
+		c.land(key, own, whole)
 	}}
 }
 

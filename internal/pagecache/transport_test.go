@@ -163,6 +163,35 @@ func TestTransport304Freshens(t *testing.T) {
 	}
 }
 
+// TestTransportMismatchPaced: a 304 whose ETag is not the stored one's
+// drops the stored copy and calls Pace with a nil owner before the
+// request is sent again unconditionally; Pace's error fails it unsent.
+func TestTransportMismatchPaced(t *testing.T) {
+	t.Parallel()
+	for _, paceErr := range []error{nil, context.Canceled} {
+		r := newRig(t)
+		var paced []any
+		r.cl.Transport.(*Transport).Pace = func(_ *http.Request, owner any) error { paced = append(paced, owner); return paceErr }
+		seen := r.origin("https://a.example/p",
+			mockhttp.Respond(200, "v1", "ETag", `"v1"`, "Cache-Control", "no-cache", "Date", r.date()),
+			mockhttp.Respond(304, "", "ETag", `"v2"`),
+			mockhttp.Respond(200, "v2", "ETag", `"v2"`, "Cache-Control", "no-cache"))
+		r.get(t, "https://a.example/p")
+		req, _ := http.NewRequest("GET", "https://a.example/p", nil)
+		resp, err := r.cl.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		wantSeen := map[bool]int{true: 3, false: 2}[paceErr == nil]
+		if len(paced) != 1 || paced[0] != nil || len(*seen) != wantSeen || (*seen)[len(*seen)-1] != "|" && paceErr == nil || (err != nil) != (paceErr != nil) {
+			t.Errorf("Pace error %v: Pace got %v, origin saw %q, error %v; want one nil owner, %d requests, the last unconditional", paceErr, paced, *seen, err, wantSeen)
+		}
+		if _, ok, _ := r.store.Get(t.Context(), Key("GET", req.URL)); ok && paceErr != nil {
+			t.Errorf("Pace error %v: the outdated copy is still stored", paceErr)
+		}
+	}
+}
+
 func TestTransportPassesThrough(t *testing.T) {
 	t.Parallel()
 	r := newRig(t)

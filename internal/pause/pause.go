@@ -40,10 +40,16 @@ func (p Phase) String() string {
 }
 
 const (
-	// ProbeExpiry is how long a probe may go unanswered before another
-	// request may probe instead: a probe aborted by a later OnRequest
-	// callback, or whose worker died, is never answered.
+	// ProbeExpiry is how long a probe on the wire may go unanswered
+	// before another request may probe instead: a probe whose worker
+	// died is never answered.
 	ProbeExpiry = 30 * time.Second
+	// ProbeReach is how long, beyond two of its host's delays (its wait
+	// for its pace), a probe let go before the wire may take to reach it
+	// (Reach) before another request may probe instead: a probe aborted
+	// by a later OnRequest callback never reaches the wire, and Colly
+	// says nothing of it.
+	ProbeReach = 2 * time.Second
 	// MinGap ends the recovery: once the spacing of starts would fall
 	// below it, the host is Healthy.
 	MinGap = 10 * time.Millisecond
@@ -143,6 +149,17 @@ func (s *State[T]) Ask(now time.Time, tok T) (wait time.Duration, probe, onProbe
 		s.Last = now
 	}
 	return 0, false, false
+}
+
+// Reach bounds the wait for the wire of probe tok, let go before it: it
+// expires at until unless it asks again first (Ask, when it reaches the
+// wire, gives it ProbeExpiry from then). Nothing changes for a request
+// that is not the probe, or an expiry already earlier.
+func (s *State[T]) Reach(tok T, until time.Time) {
+	var zero T
+	if s.Phase == Probing && tok != zero && s.Probe == tok && until.Before(s.ProbeUntil) {
+		s.ProbeUntil = until
+	}
 }
 
 // Answered records at now a good answer (anything but an overload signal)

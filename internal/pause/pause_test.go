@@ -138,3 +138,48 @@ func TestZeroIsHealthy(t *testing.T) {
 		t.Fatal("zero State: Next is not now")
 	}
 }
+
+// TestProbeReach proves the probe's two expiries: a probe let go before
+// the wire (Reach) that does not ask again by its bound is replaced by
+// the next request to ask; once it asks again (at the wire) it has
+// ProbeExpiry from then; Reach never lengthens a probe's time, and does
+// nothing for a request that is not the probe.
+func TestProbeReach(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1_000_000, 0)
+	probing := func() *State[string] {
+		s := &State[string]{}
+		s.Signal(t0, time.Second, time.Second, time.Minute)
+		if w, probe, _ := s.Ask(t0.Add(time.Second), "p"); w != 0 || !probe {
+			t.Fatalf("the first request after the pause: wait %v, probe %v", w, probe)
+		}
+		return s
+	}
+	at := func(d time.Duration) time.Time { return t0.Add(time.Second + d) }
+
+	s := probing()
+	s.Reach("p", at(ProbeReach))
+	if w, _, onProbe := s.Ask(at(ProbeReach-time.Millisecond), "q"); w != time.Millisecond || !onProbe {
+		t.Errorf("before the bound: q waits %v (on the probe %v), want 1ms on the probe", w, onProbe)
+	}
+	if w, probe, _ := s.Ask(at(ProbeReach), "q"); w != 0 || !probe || s.Probe != "q" {
+		t.Errorf("at the bound, unreached: q's wait %v, probe %v, probe now %q; want q to probe", w, probe, s.Probe)
+	}
+
+	s = probing()
+	s.Reach("p", at(ProbeReach))
+	s.Ask(at(time.Second), "p") // the probe reaches the wire
+	if want := at(time.Second + ProbeExpiry); !s.ProbeUntil.Equal(want) {
+		t.Errorf("a probe at the wire expires at %v, want ProbeExpiry later (%v)", s.ProbeUntil, want)
+	}
+	if w, probe, _ := s.Ask(at(ProbeReach), "q"); w == 0 || probe {
+		t.Error("a probe that reached the wire was replaced at ProbeReach")
+	}
+
+	s = probing()
+	s.Reach("q", at(ProbeReach))
+	s.Reach("p", at(2*ProbeExpiry))
+	if want := at(ProbeExpiry); !s.ProbeUntil.Equal(want) {
+		t.Errorf("Reach of another request, or later than the expiry, moved it to %v; want %v", s.ProbeUntil, want)
+	}
+}

@@ -25,13 +25,16 @@ func newDecoder(r io.Reader) *xml.Decoder {
 }
 
 // charsetReader reads the single-byte encodings named in an XML
-// declaration as UTF-8; any other fails the file.
+// declaration as UTF-8, and UTF-8 misspelled; any other fails the file
+// (ErrMalformed).
 func charsetReader(label string, r io.Reader) (io.Reader, error) {
 	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "utf8", "utf_8", "utf-8": // misspellings of UTF-8 seen in the wild
+		return r, nil
 	case "us-ascii", "ascii", "iso-8859-1", "latin1", "iso_8859-1", "windows-1252", "cp1252":
 		return &latin1{r: r}, nil
 	}
-	return nil, fmt.Errorf("unsupported encoding %q", label)
+	return nil, fmt.Errorf("%w: unsupported encoding %q", ErrMalformed, label)
 }
 
 // latin1 decodes ISO-8859-1 bytes into UTF-8 (windows-1252's extra

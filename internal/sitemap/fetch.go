@@ -9,7 +9,6 @@ package sitemap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -25,9 +24,12 @@ import (
 
 // Fetcher fetches sitemaps politely; its Fetch is a Walker's.
 type Fetcher struct {
-	// Check decides rawURL by robots.txt: a URL not allowed (for the
-	// reason why) is not fetched.
-	Check func(ctx context.Context, rawURL string) (allowed bool, why string, err error)
+	// Check decides u by robots.txt: an error (a refusal, reported by
+	// the caller as a page's) and the sitemap is not fetched.
+	Check func(ctx context.Context, u *url.URL) error
+	// BackedOff is told of a sitemap its host's back-off refuses (it may
+	// be asked again at retryAt): its error is the refusal.
+	BackedOff func(ctx context.Context, u *url.URL, retryAt time.Time) error
 	// Header returns the request's header: the crawl's User-Agent and
 	// headers.
 	Header func() http.Header
@@ -38,6 +40,7 @@ type Fetcher struct {
 	Wrap     func(http.RoundTripper) http.RoundTripper
 	Redirect func(req *http.Request, via []*http.Request) error
 	Timeout  time.Duration // for the headers and each read of the body
+	FileTime time.Duration // for all of them, per file (Limits.FileTime; set by Stream)
 	Pacer    *pacing.Pacer
 	Backoff  *pacing.Backoff
 	Pages    *pagecache.Cache // nil without a page cache
@@ -47,8 +50,8 @@ type Fetcher struct {
 
 // Fetch fetches the sitemap at u.
 func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) {
-	if ok, why, err := f.Check(ctx, u.String()); err != nil || !ok {
-		return nil, errors.Join(err, refused(u, ok, why))
+	if err := f.Check(ctx, u); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrNotFetched, u.Redacted(), err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -58,8 +61,8 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) 
 	host := hostOf(req.URL)
 	local := f.Pages.ClaimFresh(ctx, req) // a fresh copy is served without a request: no pace
 	if !local {
-		if _, refused := f.Backoff.Admit(ctx, host, req); refused {
-			return nil, fmt.Errorf("%w: %s: its host is backing off", ErrNotFetched, u.Redacted())
+		if at, refused := f.Backoff.Admit(ctx, host, req); refused {
+			return nil, fmt.Errorf("%w: %s: its host is backing off: %w", ErrNotFetched, u.Redacted(), f.BackedOff(ctx, u, at))
 		}
 		if err := f.Pacer.Wait(ctx, host, req); err != nil {
 			return nil, err
@@ -73,7 +76,7 @@ func (f *Fetcher) Fetch(ctx context.Context, u *url.URL) (io.ReadCloser, error) 
 		next = f.Base.Transport
 	}
 	client := &http.Client{Transport: f.Wrap(next), CheckRedirect: f.Redirect}
-	return Get(client, req, f.Timeout, func(resp *http.Response) {
+	return Get(client, req, f.Timeout, f.FileTime, func(resp *http.Response) {
 		if local {
 			return // nothing was sent: no claim to end, no answer of the host's
 		}
@@ -98,34 +101,29 @@ func (f *Fetcher) Unchanged(ctx context.Context, e Entry) bool {
 	return err == nil && f.Pages.Unchanged(ctx, u, f.Header(), e.LastMod)
 }
 
-// refused is the error of a sitemap robots.txt does not allow, nil for
-// one it allows.
-func refused(u *url.URL, ok bool, why string) error {
-	if ok {
-		return nil
-	}
-	return fmt.Errorf("%w: %s: disallowed by robots.txt (%s)", ErrNotFetched, u.Redacted(), why)
-}
-
 // Stream is a walk from the sitemaps of rawURL (see Roots), read with
 // parse, whose origin's robots.txt names the sitemaps named returns;
-// both are called when the sequence is ranged over, and an error of
-// theirs is yielded alone. counted is told of the walk's counts.
+// both are called when the sequence is ranged over. An error of parse,
+// or of named for a site, is yielded alone (named's wrapping
+// ErrNotFetched). counted is told of the walk's counts.
 func (f *Fetcher) Stream(ctx context.Context, rawURL string, parse func(string) (*url.URL, error), named func(string) ([]string, error),
 	r Rules, counted func(Counts)) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
-		maps, err := named(rawURL)
-		var u *url.URL
-		if err == nil {
-			u, err = parse(rawURL)
-		}
+		u, err := parse(rawURL)
 		if err != nil {
 			yield(Entry{}, err)
 			return
 		}
-		w := Walker{Fetch: f.Fetch, Rules: r, Counted: counted}
+		maps, err := named(rawURL)
+		if err != nil && isSite(u) {
+			yield(Entry{}, fmt.Errorf("%w: the sitemaps of %s: %w", ErrNotFetched, u.Redacted(), err))
+			return
+		} // a sitemap's own: Fetch's check decides it, and reports a robots.txt that cannot be read
+		fc := *f
+		fc.FileTime = withDefaults(r.Limits).FileTime
+		w := Walker{Fetch: fc.Fetch, Rules: r, Counted: counted}
 		if r.SkipUnchanged {
-			w.Unchanged = f.Unchanged
+			w.Unchanged = fc.Unchanged
 		}
 		w.Walk(ctx, Roots(u, maps), yield)
 	}

@@ -23,21 +23,11 @@ var w3cLayouts = []string{
 	"2006",
 }
 
-// RFC 822/1123 dates of RSS <pubDate>, with and without the weekday,
-// seconds and a two-digit day.
-var rssLayouts = []string{
-	time.RFC1123Z, time.RFC1123, time.RFC822Z, time.RFC822,
-	"Mon, 2 Jan 2006 15:04:05 -0700", "Mon, 2 Jan 2006 15:04:05 MST",
-	"2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 MST",
-	"02 Jan 2006 15:04:05 -0700", "02 Jan 2006 15:04:05 MST",
-	"Mon, 2 Jan 2006 15:04 -0700", "Mon, 2 Jan 2006 15:04 MST",
-}
-
 // maxDateBytes bounds the text a date is read from.
 const maxDateBytes = 64
 
 // ParseLastMod reads a W3C Datetime, leniently (see w3cLayouts), or
-// else an RFC 822/1123 date (RSS), in UTC; the zero time when s is
+// else an RFC 822/1123/850 date (RSS, see parseRFC822), in UTC; the zero time when s is
 // neither.
 func ParseLastMod(s string) time.Time {
 	s = strings.TrimSpace(s)
@@ -50,10 +40,6 @@ func ParseLastMod(s string) time.Time {
 			return t.UTC()
 		}
 	}
-	for _, l := range rssLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC()
-		}
-	}
-	return time.Time{}
+	t, _ := parseRFC822(s)
+	return t
 }

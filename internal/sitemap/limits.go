@@ -15,5 +15,8 @@ func withDefaults(l Limits) Limits {
 	if l.FileBytes <= 0 {
 		l.FileBytes = MaxFileBytes
 	}
+	if l.FileTime <= 0 {
+		l.FileTime = DefaultMaxFileTime
+	}
 	return l
 }

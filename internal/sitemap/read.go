@@ -47,6 +47,8 @@ func Read(r io.Reader, sitemapURL string, lim Limits, fn func(Item) bool) (Resul
 	switch {
 	case errors.Is(err, errCut):
 		err = &LimitError{URL: sitemapURL, Bound: "file bytes", Limit: lim.FileBytes}
+	case errors.Is(err, errToken):
+		err = &LimitError{URL: sitemapURL, Bound: "token bytes", Limit: maxTokenBytes}
 	case err != nil && !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrLimit):
 		err = fmt.Errorf("sitemap %s: read cut short: %w", sitemapURL, err) // the body's own error
 	}

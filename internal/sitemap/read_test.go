@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +157,16 @@ func TestReadBadFiles(t *testing.T) {
 		{"too many URLs", strings.Repeat("https://ex.com/p\n", 5), Limits{FileURLs: 3}, ErrLimit, 3},
 		{"too many bytes", strings.Repeat("https://ex.com/p\n", 100), Limits{FileBytes: 170}, ErrLimit, 10},
 		{"exactly the bound", strings.Repeat("https://ex.com/p\n", 10), Limits{FileBytes: 170}, nil, 10},
+		{"UTF-8 misspelled UTF8", `<?xml version="1.0" encoding="UTF8"?><urlset><url><loc>https://ex.com/1</loc></url></urlset>`, Limits{}, nil, 1},
+		{"UTF-8 misspelled utf_8", `<?xml version="1.0" encoding="utf_8"?><urlset><url><loc>https://ex.com/1</loc></url></urlset>`, Limits{}, nil, 1},
+		{"plain text", "Service temporarily unavailable.\nPlease try again later.\n", Limits{}, ErrMalformed, 0},
+		{"JSON", `{"urls": ["https://ex.com/1"]}`, Limits{}, ErrMalformed, 0},
+		{"robots.txt", "User-agent: *\nDisallow: /private\nSitemap: https://ex.com/s.xml\n", Limits{}, ErrMalformed, 0},
+		{"gzip of gzip", gz(t, gz(t, urlsetXML)), Limits{}, ErrMalformed, 0},
+		{"text with comments and one bad line", "# pages\nnot a url\nhttps://ex.com/1\n", Limits{}, nil, 1},
+		{"comments only", "# nothing yet\n", Limits{}, nil, 0},
+		{"markup of every kind, with '>' inside", `<urlset><url><loc>https://ex.com/1</loc></url><!-- a > b - > c --><![CDATA[x>]]><?pi a ? > b?>` +
+			`<url a="x>" b='>'><loc>https://ex.com/2</loc></url></urlset>`, Limits{}, nil, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -184,19 +195,27 @@ func TestReadGzipBomb(t *testing.T) {
 			_, _ = zw.Write(run)
 		}
 		_ = zw.Close()
-		runtime.GC()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		items, _, err := readAll(t, b.String(), Limits{})
-		runtime.ReadMemStats(&m1)
+		items, alloc, err := allocated(t, b.String())
 		var le *LimitError
 		if !errors.As(err, &le) || le.Bound != "file bytes" || len(items) != 1 {
 			t.Fatalf("pad %q, compressed %d bytes: err %v, %d items; want the file bytes bound and the one URL", pad, b.Len(), err, len(items))
 		}
-		if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 4<<20 {
+		if alloc > 4<<20 {
 			t.Errorf("pad %q: %d bytes allocated to read %d", pad, alloc, MaxFileBytes)
 		}
 	}
+}
+
+// allocated reads body with the default Limits and returns its items,
+// the bytes the heap allocated meanwhile and its error.
+func allocated(t *testing.T, body string) ([]Item, uint64, error) {
+	t.Helper()
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	items, _, err := readAll(t, body, Limits{})
+	runtime.ReadMemStats(&m1)
+	return items, m1.TotalAlloc - m0.TotalAlloc, err
 }
 
 // TestReadStops: the read ends when fn returns false.
@@ -206,5 +225,95 @@ func TestReadStops(t *testing.T) {
 	_, err := Read(strings.NewReader(urlsetXML), "u", Limits{}, func(Item) bool { n++; return false })
 	if err != nil || n != 1 {
 		t.Fatalf("err %v after %d items", err, n)
+	}
+}
+
+// TestReadLongToken: a file of one valid URL, then one token of markup
+// that never ends (an attribute, a comment, a CDATA section, an element
+// name, a processing instruction, a directive) is cut at the token bound
+// and says so, having allocated a few MB: the decoder, which buffers a
+// token whole, held up to the 50 MiB file bound of it (98 MB) before
+// squeeze followed the markup. Elements nested without end are cut at
+// maxDepth. Not parallel: it measures the heap's allocations.
+func TestReadLongToken(t *testing.T) {
+	if raceEnabled {
+		t.Skip("inflates 64 MiB per shape to measure allocations; the race detector multiplies the cost and changes the allocations")
+	}
+	const first = "<urlset><url><loc>https://ex.com/p</loc></url>"
+	for _, tc := range []struct {
+		name, head, run string
+		want            error
+	}{
+		{"attribute", `<url a="`, "a", ErrLimit},
+		{"comment", "<!--", "a", ErrLimit},
+		{"CDATA", "<url><loc><![CDATA[", "a", ErrLimit},
+		{"element name", "<", "a", ErrLimit},
+		{"processing instruction", "<?pi ", "a", ErrLimit},
+		{"directive", "<!DOCTYPE x ", "a", ErrLimit},
+		{"attribute of white space", `<url a="`, " ", ErrLimit},
+		{"nesting", "", "<a>", ErrMalformed},
+	} {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		_, _ = io.WriteString(zw, first+tc.head)
+		run := bytes.Repeat([]byte(tc.run), 1<<20)
+		for range 64 { // 64 MiB, past the file bound
+			_, _ = zw.Write(run)
+		}
+		_ = zw.Close()
+		items, alloc, err := allocated(t, b.String())
+		var le *LimitError
+		if !errors.Is(err, tc.want) || len(items) != 1 || tc.want == ErrLimit && (!errors.As(err, &le) || le.Bound != "token bytes") {
+			t.Errorf("%s: err %v, %d items; want %v and the one URL", tc.name, err, len(items), tc.want)
+		}
+		if alloc > 4<<20 {
+			t.Errorf("%s: %d bytes allocated", tc.name, alloc)
+		}
+	}
+}
+
+// TestReadAlternates: an alternate without a hreflang (or with an empty
+// one) names no language version: it is dropped and counted, the entry
+// kept.
+func TestReadAlternates(t *testing.T) {
+	t.Parallel()
+	body := `<urlset xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>https://ex.com/a</loc>` +
+		`<xhtml:link rel="alternate" href="https://ex.com/x"/>` +
+		`<xhtml:link rel="alternate" hreflang=" " href="https://ex.com/y"/>` +
+		`<xhtml:link rel="alternate" hreflang="fr" href="https://ex.com/fr/a"/></url></urlset>`
+	items, res, err := readAll(t, body, Limits{})
+	if err != nil || len(items) != 1 || res.Skipped != 2 {
+		t.Fatalf("err %v, %d items, %d skipped; want 1 item, 2 skipped", err, len(items), res.Skipped)
+	}
+	if want := []Alternate{{Hreflang: "fr", Href: "https://ex.com/fr/a"}}; !slices.Equal(items[0].Alternates, want) {
+		t.Errorf("alternates %+v, want %+v", items[0].Alternates, want)
+	}
+}
+
+// TestReadYieldsAsBytesCome: an entry is passed on as soon as its bytes
+// have come, while the server still trickles the rest (here: nothing
+// more until the entry is seen). The 10 s bound only guards against a
+// hang.
+func TestReadYieldsAsBytesCome(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	got := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Read(pr, "u", Limits{}, func(it Item) bool { got <- it.Loc; return true })
+		done <- err
+	}()
+	go func() { _, _ = io.WriteString(pw, "<urlset><url><loc>https://ex.com/a</loc></url>  ") }()
+	select {
+	case loc := <-got:
+		if loc != "https://ex.com/a" {
+			t.Errorf("got %q", loc)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the entry was held back while the body was still open")
+	}
+	_ = pw.CloseWithError(io.ErrUnexpectedEOF)
+	if err := <-done; !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("a body cut short: %v", err)
 	}
 }

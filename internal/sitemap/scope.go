@@ -61,12 +61,20 @@ func (s scope) holdsSitemap(loc *url.URL) bool {
 	return o == s.origin || o == s.named
 }
 
+// isSite reports whether u names a site (its path is "" or "/"), not a
+// sitemap.
+func isSite(u *url.URL) bool { return u.Path == "" || u.Path == "/" }
+
 // Roots are the sitemaps a walk from u starts with, given the sitemaps
-// named by the robots.txt of u's origin: for a site (u's path is "" or
-// "/"), every one named; else u itself, a cross-submission when named.
+// named by the robots.txt of u's origin: for a site, every one named, or
+// /sitemap.xml when none is (the conventional place, as crawlers look);
+// else u itself, a cross-submission when named.
 func Roots(u *url.URL, named []string) []Root {
 	origin := Origin(u)
-	if u.Path == "" || u.Path == "/" {
+	if isSite(u) {
+		if len(named) == 0 {
+			return []Root{{URL: origin + "/sitemap.xml"}}
+		}
 		roots := make([]Root, len(named))
 		for i, m := range named {
 			roots[i] = Root{URL: m, NamedBy: origin}

@@ -19,6 +19,7 @@ func (t *Totals) Add(c Counts) {
 	t.n.Outside += c.Outside
 	t.n.Skipped += c.Skipped
 	t.n.Loops += c.Loops
+	t.n.Duplicates += c.Duplicates
 	t.n.Cut += c.Cut
 	t.n.Unchanged += c.Unchanged
 }

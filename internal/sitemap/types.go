@@ -25,6 +25,7 @@ const (
 	DefaultMaxEntries  = pub.DefaultMaxEntries
 	MaxLocBytes        = pub.MaxLocBytes
 	MaxAlternates      = pub.MaxAlternates
+	DefaultMaxFileTime = pub.DefaultMaxFileTime
 )
 
 // The sentinel errors of the public package sitemap.

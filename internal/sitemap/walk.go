@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 )
 
 // Fetch returns the body of the sitemap at u; the Walker closes it. An
-// error is yielded and the walk goes on with the next sitemap.
+// error is yielded and the walk goes on with the next sitemap. A body
+// with a method Final() *url.URL (a redirect's last URL) is judged by the
+// location rule of that URL.
 type Fetch func(ctx context.Context, u *url.URL) (io.ReadCloser, error)
 
 // Root is a sitemap a walk starts from.
@@ -39,8 +42,21 @@ type Walker struct {
 // job is a sitemap to read.
 type job struct {
 	u     *url.URL
+	key   string   // u normalized (keyOf)
+	above []string // the keys of the indexes that led to it, the root first
 	depth int
 	named string
+}
+
+// keyOf is u as the walk's seen-set knows it: its origin in lower case
+// without the default port, its path's dot segments resolved, its query;
+// so that http://EX.test:80/a/../s.xml is http://ex.test/s.xml.
+func keyOf(u *url.URL) string {
+	k := Origin(u) + clean(u).EscapedPath()
+	if u.RawQuery != "" || u.ForceQuery {
+		k += "?" + u.RawQuery
+	}
+	return k
 }
 
 // walk is the state of one Walk.
@@ -76,7 +92,7 @@ func (w *Walker) Walk(ctx context.Context, roots []Root, yield func(Entry, error
 			k.fail(fmt.Errorf("sitemap %q: %w: not an absolute http(s) URL", r.URL, ErrMalformed))
 			continue
 		}
-		k.add(job{u: u, named: r.NamedBy}, "")
+		k.add(job{u: clean(u), named: r.NamedBy}, nil)
 	}
 	for len(k.queue) > 0 && !k.done {
 		j := k.queue[0]
@@ -85,23 +101,31 @@ func (w *Walker) Walk(ctx context.Context, roots []Root, yield func(Entry, error
 	}
 }
 
-// add queues j unless it was read already in this walk or the walk's
-// sitemap bound is reached; index is the sitemap listing it, "" for a
-// root.
-func (k *walk) add(j job, index string) {
-	key := j.u.String()
-	if k.seen[key] {
-		k.n.Loops++
-		if index != "" {
-			k.fail(fmt.Errorf("sitemap %s listed again by %s: %w", key, index, ErrLoop))
+// add queues j unless it was queued already in this walk or the walk's
+// sitemap bound is reached; index is the index listing it, nil for a
+// root. An index that lists itself or an index above it is a loop,
+// reported; a sitemap reached again another way (a robots.txt naming an
+// index and its sitemaps) is a duplicate, counted.
+func (k *walk) add(j job, index *job) {
+	j.key = keyOf(j.u)
+	key := j.key
+	if index != nil {
+		if slices.Contains(index.above, key) || index.key == key {
+			k.n.Loops++
+			k.fail(fmt.Errorf("sitemap %s lists %s, which leads to it: %w", index.u.Redacted(), j.u.Redacted(), ErrLoop))
+			return
 		}
+		j.above = append(slices.Clip(index.above), index.key)
+	}
+	if k.seen[key] {
+		k.n.Duplicates++
 		return
 	}
 	if len(k.seen) >= k.lim.Sitemaps {
 		if !k.full {
 			k.full = true
 			k.n.Cut++
-			k.fail(&LimitError{URL: key, Bound: "sitemaps", Limit: int64(k.lim.Sitemaps)})
+			k.fail(&LimitError{URL: j.u.String(), Bound: "sitemaps", Limit: int64(k.lim.Sitemaps)})
 		}
 		return
 	}
@@ -113,13 +137,13 @@ func (k *walk) add(j job, index string) {
 // sitemaps.
 func (k *walk) read(j job) {
 	if k.ctx.Err() != nil {
-		k.done = true
+		k.end()
 		return
 	}
 	body, err := k.w.Fetch(k.ctx, j.u)
 	if err != nil {
 		if k.ctx.Err() != nil {
-			k.done = true
+			k.end()
 			return
 		}
 		k.n.Failed++
@@ -129,16 +153,22 @@ func (k *walk) read(j job) {
 	defer body.Close()
 	k.n.Sitemaps++
 	sc := scopeOf(j.u, j.named)
+	if f, ok := body.(interface{ Final() *url.URL }); ok && f.Final() != nil {
+		sc = scopeOf(clean(f.Final()), j.named) // redirected: where the file is, by its server's word
+	}
 	deep := false
 	res, err := Read(body, j.u.String(), k.lim, func(it Item) bool {
 		if k.ctx.Err() != nil {
-			k.done = true
+			k.end()
 			return false
 		}
 		loc, perr := url.Parse(it.Loc)
 		if perr != nil {
 			k.n.Skipped++
 			return true
+		}
+		if c := clean(loc); c != loc {
+			loc, it.Loc = c, c.String() // what a client fetches, and what the location rule judges
 		}
 		if it.Child {
 			return k.child(j, sc, loc, &deep)
@@ -163,6 +193,11 @@ func (k *walk) read(j job) {
 		return true
 	})
 	k.n.Skipped += res.Skipped
+	if err != nil && !k.done && k.ctx.Err() != nil {
+		k.n.Failed++
+		k.end() // the body failed as the context ended: one error says so
+		return
+	}
 	if err != nil && !k.done {
 		var le *LimitError
 		if errors.As(err, &le) {
@@ -194,8 +229,17 @@ func (k *walk) child(j job, sc scope, loc *url.URL, deep *bool) bool {
 		}
 		return true
 	}
-	k.add(job{u: loc, depth: j.depth + 1, named: j.named}, j.u.String())
+	k.add(job{u: loc, depth: j.depth + 1, named: j.named}, &j)
 	return !k.done
+}
+
+// end ends the walk as its context ended, yielding that it was cut
+// short, once.
+func (k *walk) end() {
+	if !k.done {
+		k.done = true
+		k.yield(Entry{}, fmt.Errorf("sitemap: read cut short: %w", k.ctx.Err()))
+	}
 }
 
 // fail yields err, ending the walk if the consumer stops.

@@ -72,7 +72,17 @@ func TestWalk(t *testing.T) {
 		{name: "an index that lists itself", files: files{s + "index.xml": index(s+"index.xml", s+"a.xml"), s + "a.xml": urlset(s + "1")},
 			roots: []Root{{URL: s + "index.xml"}}, locs: s + "1", errs: []error{ErrLoop}, counts: Counts{Sitemaps: 2, Entries: 1, Loops: 1}},
 		{name: "a root named twice is read once", files: files{s + "a.xml": urlset(s + "1")},
-			roots: []Root{{URL: s + "a.xml"}, {URL: s + "a.xml"}}, locs: s + "1", counts: Counts{Sitemaps: 1, Entries: 1, Loops: 1}},
+			roots: []Root{{URL: s + "a.xml"}, {URL: s + "a.xml"}}, locs: s + "1", counts: Counts{Sitemaps: 1, Entries: 1, Duplicates: 1}},
+		{name: "a robots.txt naming an index and its sitemaps", files: files{s + "i.xml": index(s+"a.xml", s+"b.xml"), s + "a.xml": urlset(s + "1"), s + "b.xml": urlset(s + "2")},
+			roots: []Root{{URL: s + "i.xml"}, {URL: s + "a.xml"}, {URL: s + "b.xml"}}, locs: s + "1 " + s + "2", counts: Counts{Sitemaps: 3, Entries: 2, Duplicates: 2}},
+		{name: "two indexes listing one sitemap", files: files{s + "i.xml": index(s+"j.xml", s+"k.xml"), s + "j.xml": index(s + "a.xml"), s + "k.xml": index(s + "a.xml"), s + "a.xml": urlset(s + "1")},
+			roots: []Root{{URL: s + "i.xml"}}, locs: s + "1", counts: Counts{Sitemaps: 4, Entries: 1, Duplicates: 1}},
+		{name: "a cycle of two indexes", files: files{s + "i.xml": index(s + "j.xml"), s + "j.xml": index(s+"i.xml", s+"a.xml"), s + "a.xml": urlset(s + "1")},
+			roots: []Root{{URL: s + "i.xml"}}, locs: s + "1", errs: []error{ErrLoop}, counts: Counts{Sitemaps: 3, Entries: 1, Loops: 1}},
+		{name: "one sitemap under two spellings", files: files{"http://DUP.test:80/a.xml": urlset("http://dup.test/1")},
+			roots: []Root{{URL: "http://DUP.test:80/a.xml"}, {URL: "http://dup.test/x/../a.xml"}}, locs: "http://dup.test/1", counts: Counts{Sitemaps: 1, Entries: 1, Duplicates: 1}},
+		{name: "dot segments out of the directory", files: files{s + "blog/s.xml": urlset(s+"blog/../admin", s+"blog/%2e%2e/admin2", s+"blog/.%2E/admin3", s+"blog/./a/../b")},
+			roots: []Root{{URL: s + "blog/s.xml"}}, locs: s + "blog/b", counts: Counts{Sitemaps: 1, Entries: 1, Outside: 3}},
 		{name: "indexes nested past the depth", files: files{s + "i0.xml": index(s + "i1.xml"), s + "i1.xml": index(s + "i2.xml"), s + "i2.xml": index(s + "a.xml"), s + "a.xml": urlset(s + "1")},
 			roots: []Root{{URL: s + "i0.xml"}}, lim: Limits{Depth: 2}, errs: []error{ErrLimit}, counts: Counts{Sitemaps: 3, Cut: 1}},
 		{name: "more sitemaps than the bound", files: files{s + "i.xml": index(s+"a.xml", s+"b.xml", s+"c.xml"), s + "a.xml": urlset(s + "1"), s + "b.xml": urlset(s + "2")},
@@ -118,7 +128,8 @@ func TestWalk(t *testing.T) {
 }
 
 // TestWalkEnds: the walk ends when the consumer breaks and when the
-// context ends, fetching nothing more.
+// context ends, fetching nothing more; at the context's end it yields
+// one error wrapping the context's.
 func TestWalkEnds(t *testing.T) {
 	t.Parallel()
 	const s = "https://ex.com/"
@@ -137,8 +148,32 @@ func TestWalkEnds(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	n, fetched = 0, 0
-	w.Walk(ctx, []Root{{URL: s + "a.xml"}, {URL: s + "b.xml"}}, func(Entry, error) bool { n++; cancel(); return true })
-	if n != 1 || fetched != 1 {
-		t.Errorf("cancel: %d yielded, %d fetched", n, fetched)
+	var last error // the walk says it was cut short
+	w.Walk(ctx, []Root{{URL: s + "a.xml"}, {URL: s + "b.xml"}}, func(_ Entry, err error) bool { n++; last = err; cancel(); return true })
+	if n != 2 || fetched != 1 || !errors.Is(last, context.Canceled) {
+		t.Errorf("cancel: %d yielded (the entry, then the end), %d fetched, last %v", n, fetched, last)
+	}
+}
+
+// redirected is a body that came from another URL.
+type redirected struct {
+	io.ReadCloser
+	to *url.URL
+}
+
+func (r redirected) Final() *url.URL { return r.to }
+
+// TestWalkRedirected: a sitemap redirected elsewhere is judged by the
+// location rule of where it was found, not of the URL it was listed at.
+func TestWalkRedirected(t *testing.T) {
+	t.Parallel()
+	const s = "https://ex.com/"
+	to, _ := url.Parse(s + "other/s.xml")
+	w := &Walker{Fetch: func(context.Context, *url.URL) (io.ReadCloser, error) {
+		return redirected{io.NopCloser(strings.NewReader(urlset(s+"other/p", s+"blog/p"))), to}, nil
+	}}
+	locs, errs, n := walked(w, Root{URL: s + "blog/s.xml"})
+	if strings.Join(locs, " ") != s+"other/p" || len(errs) != 0 || n.Outside != 1 {
+		t.Errorf("locs %v, errors %v, %+v; want other/p only", locs, errs, n)
 	}
 }

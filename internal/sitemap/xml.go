@@ -7,6 +7,7 @@ package sitemap
 
 import (
 	"bufio"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,10 @@ const xhtmlNS = "http://www.w3.org/1999/xhtml"
 // maxField bounds the text kept of one field of an entry; the rest is
 // dropped (a URL longer than MaxLocBytes is a bad entry anyway).
 const maxField = MaxLocBytes + 1
+
+// maxDepth bounds the nesting of elements, which the decoder keeps a
+// stack of: a sitemap's entries are three or four deep.
+const maxDepth = 64
 
 // formats maps a root element to its format and its entries' element.
 var formats = map[string][2]string{
@@ -49,14 +54,17 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			return nil
 		}
 		if err != nil {
-			if errors.Is(err, errCut) {
-				return err
+			var syntax *xml.SyntaxError
+			if !errors.As(err, &syntax) && !errors.Is(err, ErrMalformed) {
+				return err // the body's own (a bound, a timeout, a reset)
 			}
 			return fmt.Errorf("sitemap %s: %w: %v", rd.url, ErrMalformed, err)
 		}
 		switch t := tok.(type) {
 		case xmlStart:
-			depth++
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("sitemap %s: %w: elements nested deeper than %d", rd.url, ErrMalformed, maxDepth)
+			}
 			name := strings.ToLower(t.Name.Local)
 			if depth == 1 {
 				f, ok := formats[name]
@@ -77,8 +85,9 @@ func (rd *reader) xml(br *bufio.Reader) error {
 			switch {
 			case name == "link" && t.Name.Space == xhtmlNS || name == "link" && attr(t, "hreflang") != "" && rd.res.Format == "urlset":
 				if strings.EqualFold(attr(t, "rel"), "alternate") {
-					if href := strings.TrimSpace(attr(t, "href")); goodURL(href) && len(it.Alternates) < MaxAlternates {
-						it.Alternates = append(it.Alternates, Alternate{Hreflang: strings.TrimSpace(attr(t, "hreflang")), Href: href})
+					lang, href := strings.TrimSpace(attr(t, "hreflang")), strings.TrimSpace(attr(t, "href"))
+					if lang != "" && goodURL(href) && len(it.Alternates) < MaxAlternates {
+						it.Alternates = append(it.Alternates, Alternate{Hreflang: lang, Href: href})
 					} else {
 						rd.res.Skipped++
 					}
