@@ -155,8 +155,8 @@ func (e *Extension) admittedAt(ctx context.Context, r *colly.Request, host strin
 }
 
 // ErrRequeued is the error of Colly's Retry (or Do) of a request that the
-// Extension has already sent again to wait for its host's pause (see
-// Stats.BackoffRequeued): the retry is dropped before anything is sent,
+// Extension has already sent again to wait for its host's pause or turn
+// (Stats.BackoffRequeued, TurnRequeued): the retry is dropped unsent,
 // counted in Stats.RetriesDropped and logged at Debug, so that a retry
 // idiom in OnError, which sees the original as aborted, cannot fetch the
 // page a second time. The copy the Extension sent is the page's one
@@ -194,37 +194,34 @@ func (e *Extension) backoffWire(c *colly.Collector, r *colly.Request) bool {
 // the context's error.
 func (e *Extension) heldAtWire(c *colly.Collector, r *colly.Request, host string) bool {
 	ctx := contextOf(c)
-	if ctx.Err() != nil {
-		return false
-	}
-	if c != nil && c.Async && c.MaxRequests == 0 && e.requeue(r) == nil {
-		e.stats.backoffRequeued.Add(1)
-		r.Abort()
-		return false
-	}
-	return e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
+	return ctx.Err() == nil && !e.sentAgain(c, r, e.stats.backoffRequeued.Add) && e.admittedAt(ctx, r, host, true) && ctx.Err() == nil
 }
 
-// requeue sends r again as a new request of its collector, as Retry does,
-// and arms r with a retryTrap, so that a retry of r, which Colly reports
-// aborted, sends nothing (ErrRequeued).
-func (e *Extension) requeue(r *colly.Request) error {
-	cp := *r
-	hdr := http.Header{}
+// sentAgain sends r, which must not go on the wire now, again as Retry does, to wait in the
+// OnRequest hook outside every LimitRule slot, when its collector is Async without MaxRequests
+// (see backoffWire); it counts it, aborts r and arms it with a retryTrap, so that a retry
+// of r, which Colly reports aborted, sends nothing (ErrRequeued). It reports whether it did.
+func (e *Extension) sentAgain(c *colly.Collector, r *colly.Request, count func(uint64) uint64) bool {
+	if c == nil || !c.Async || c.MaxRequests != 0 {
+		return false
+	}
+	cp, hdr := *r, http.Header{}
 	if r.Headers != nil {
 		hdr = r.Headers.Clone()
 	}
 	cp.Headers = &hdr
 	if s, ok := r.Body.(io.Seeker); ok && r.Body != nil {
 		if _, err := s.Seek(0, io.SeekStart); err != nil {
-			return err
+			return false
 		}
 	}
-	if err := cp.Retry(); err != nil {
-		return err
+	if cp.Retry() != nil {
+		return false
 	}
 	u := r.URL.String()
 	r.Body = &retryTrap{e: e, body: r.Body, url: u,
-		err: fmt.Errorf("robotsext: retry of %s dropped: it was sent again to wait for its host's pause: %w", redact.RawURL(u), ErrRequeued)}
-	return nil
+		err: fmt.Errorf("robotsext: retry of %s dropped: it was sent again to wait outside its slot: %w", redact.RawURL(u), ErrRequeued)}
+	count(1)
+	r.Abort()
+	return true
 }

@@ -218,10 +218,10 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	}
 	ctx := contextOf(c)
 	for {
-		// The fleet's Backend may hold r back at the wire for its host's
-		// back-off: r then goes back to wait as backoffWire sends it.
-		for errors.Is(e.pacer.Gate(ctx, o.Host, r, r.URL), pacing.ErrPaused) {
-			if !e.heldAtWire(c, r, o.Host) || e.stopped(ctx, r) {
+		// The fleet's Backend may hold r back at the wire for its host's back-off, or r gives back a
+		// turn taken while it waited for its slot: r goes back to wait as backoffWire sends it.
+		for err := e.pacer.Gate(ctx, o.Host, r, r.URL); errors.Is(err, pacing.ErrPaused) || errors.Is(err, pacing.ErrTurnTaken); err = e.pacer.Gate(ctx, o.Host, r, r.URL) {
+			if errors.Is(err, pacing.ErrTurnTaken) && e.sentAgain(c, r, e.stats.turnRequeued.Add) || errors.Is(err, pacing.ErrPaused) && !e.heldAtWire(c, r, o.Host) || e.stopped(ctx, r) {
 				return
 			}
 		}

@@ -39,6 +39,9 @@ type scaleCrawl struct {
 	feed func(ctx context.Context, visit func(string))
 	// apply, when set, is given the Extension once applied.
 	apply func(*Extension)
+	// collector, when set, is given the collector after Apply (a retry
+	// idiom's callbacks, say).
+	collector func(*colly.Collector)
 }
 
 // scaleResult is what a scaleCrawl measured.
@@ -124,6 +127,9 @@ func (sc scaleCrawl) run() scaleResult {
 		if sc.apply != nil {
 			sc.apply(ext)
 		}
+	}
+	if sc.collector != nil {
+		sc.collector(c)
 	}
 	c.OnRequestHeaders(func(r *colly.Request) { // after the Extension's gate
 		atGate.Add(-1)

@@ -112,9 +112,10 @@ type Stats struct {
 	// LimitRule slot before the pause began) and were sent again to wait
 	// in the OnRequest hook; each original reaches OnError with
 	// colly.ErrAbortedBeforeRequest, and a Retry of it sends nothing
-	// (ErrRequeued).
+	// (ErrRequeued). TurnRequeued counts those sent again because another request took the turn
+	// the fleet's Backend gave them in the hook while they waited for their slot (docs/scaling.md).
 	BackoffWaited, BackoffRefused uint64
-	BackoffRequeued               uint64
+	BackoffRequeued, TurnRequeued uint64
 	BackoffWaiting                int64
 	PausedHosts                   int
 	// PaceWaits is how long each request to a paced host (a Crawl-delay,
@@ -188,6 +189,7 @@ type counters struct {
 	tdmFiles            atomic.Uint64
 	tdmMalformed        atomic.Uint64
 	backoffRequeued     atomic.Uint64
+	turnRequeued        atomic.Uint64
 	sitemaps            isitemap.Totals
 	paceWaits           tally.Durations
 	fetchDurations      tally.Durations
@@ -255,6 +257,7 @@ func (c *counters) snapshot() Stats {
 		TDMRepFiles:       c.tdmFiles.Load(),
 		TDMRepMalformed:   c.tdmMalformed.Load(),
 		BackoffRequeued:   c.backoffRequeued.Load(),
+		TurnRequeued:      c.turnRequeued.Load(),
 		PaceWaits:         snapshot(&c.paceWaits),
 		FetchDurations:    snapshot(&c.fetchDurations),
 		Responses:         c.responses.Map(),

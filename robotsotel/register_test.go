@@ -135,6 +135,7 @@ func TestInstruments(t *testing.T) {
 		{"robotsext.backoff.waited", "{request}", "counter"},
 		{"robotsext.backoff.refused", "{request}", "counter"},
 		{"robotsext.backoff.requeued", "{request}", "counter"},
+		{"robotsext.pace.turn_requeued", "{request}", "counter"},
 		{"robotsext.backoff.requests", "{request}", "updowncounter"},
 		{"robotsext.backoff.hosts", "{host}", "updowncounter"},
 		{"robotsext.directive.pages", "{page}", "counter"},

@@ -162,8 +162,8 @@ func TestLint(t *testing.T) {
 					t.Errorf("metric %s lacks the %s_ prefix", f.GetName(), namespace)
 				}
 			}
-			if len(families) != 60 {
-				t.Errorf("%d metric families, want 60", len(families))
+			if len(families) != 61 {
+				t.Errorf("%d metric families, want 61", len(families))
 			}
 			names := make([]string, len(families))
 			for i, f := range families {

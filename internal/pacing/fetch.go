@@ -36,10 +36,7 @@ func (pc *Pacer) PaceFetch(ctx context.Context, host string) error {
 		delay := h.delay * pc.localFactor(key)
 		if h.busy && !claimWait && now.Sub(h.claimedAt) < maxClaim {
 			claimWait = true
-			if h.idle == nil {
-				h.idle = make(chan struct{})
-			}
-			idle := h.idle
+			idle := h.idleLocked()
 			pc.mu.Unlock()
 			if err := waitIdle(ctx, idle, delay); err != nil {
 				return err

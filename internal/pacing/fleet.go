@@ -75,7 +75,8 @@ func (pc *Pacer) shared(key string) bool {
 // the context ends. It runs in Wait, in the OnRequest hook, outside Colly's
 // parallelism slots. Requests of this process to one host ask one at a
 // time (h.acq), so that a queue of them costs one Backend call per delay,
-// not one per queued request. When the Backend fails, the request is paced
+// not one per queued request. Before each call it waits until the gate
+// would find the host free here (localFree). When the Backend fails, the request is paced
 // locally at the fleet's share instead. A nil tok (a redirect hop, which
 // asks at the gate) asks nothing here.
 // paced reports whether host had a pace to wait for.
@@ -119,6 +120,9 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 		if delay == 0 {
 			return true, ctx.Err() // the host is no longer paced
 		}
+		if err := pc.localFree(ctx, key); err != nil { // giveback.go
+			return true, err
+		}
 		w, err := pc.startShared(ctx, key, btok, delay+jitterOf(delay, u))
 		switch {
 		case errors.Is(err, errFallback):
@@ -140,13 +144,16 @@ func (pc *Pacer) acquire(ctx context.Context, host string, tok any) (paced bool,
 // with the token of its grant when it has one; it waits (keeping its local
 // claim on the host, at most about a delay) while the Backend says "not
 // yet". With a Claimer the start also claims the host for the fleet until
-// the request ends (Ended) or is redirected (Land). When the Backend fails it waits
+// the request ends (Ended) or is redirected (Land). A request granted its
+// start in Wait that the Backend refuses now gives its turn back instead
+// of waiting (ErrTurnTaken; giveback.go). When the Backend fails it waits
 // instead until delay × fleet size after prev, this worker's own latest
 // start before this one. It returns the context's error when ctx ends
 // first.
 func (pc *Pacer) confirm(ctx context.Context, key string, tok any, delay time.Duration, prev time.Time) error {
 	btok := pc.takeGrant(tok)
-	if btok == "" {
+	granted := btok != ""
+	if !granted {
 		btok = pc.names.next()
 	}
 	for {
@@ -174,6 +181,8 @@ func (pc *Pacer) confirm(ctx context.Context, key string, tok any, delay time.Du
 				pc.fleetClaimed(tok, key, btok)
 			}
 			return nil
+		case granted && ctx.Err() == nil && pc.givingBack(key):
+			return ErrTurnTaken // another request took the host since the grant (giveback.go)
 		}
 		if err := pc.sleep(ctx, w); err != nil {
 			return err

@@ -16,6 +16,7 @@ package pacing
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"time"
 )
@@ -38,9 +39,11 @@ func gateMargin(delay time.Duration) time.Duration {
 // passed since the latest response headers and since the latest start;
 // with a Backend it then books the fleet's next slot and waits for it,
 // keeping its claim. It returns at once for hosts without a delay, with
-// ctx's error when ctx ends first, and with ErrPaused when a Queuer holds
+// ctx's error when ctx ends first, with ErrPaused when a Queuer holds
 // the request back for its host's fleet-wide back-off (the caller sends
-// it back to wait in Backoff.Admit).
+// it back to wait in Backoff.Admit), and with ErrTurnTaken, once, when
+// the request was granted its start in Wait and would now wait here for
+// another request (giveback.go).
 func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) error {
 	if pc.npaced.Load() == 0 {
 		return nil
@@ -64,10 +67,12 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		if h.busy && h.claimant != tok {
 			age := now.Sub(h.claimedAt)
 			if age < maxClaim {
-				if h.idle == nil {
-					h.idle = make(chan struct{})
+				if pc.mayGiveBackLocked(ctx, h, tok) { // giveback.go
+					pc.mu.Unlock()
+					pc.doneToken(tok)
+					return ErrTurnTaken
 				}
-				idle := h.idle
+				idle := h.idleLocked()
 				pc.mu.Unlock()
 				if err := waitIdle(ctx, idle, maxClaim-age); err != nil {
 					return err
@@ -80,6 +85,11 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		delay := h.delay * factor
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay))
 		if start.After(now) {
+			if pc.mayGiveBackLocked(ctx, h, tok) {
+				pc.mu.Unlock()
+				pc.doneToken(tok)
+				return ErrTurnTaken
+			}
 			pc.mu.Unlock()
 			if err := pc.sleep(ctx, start.Sub(now)); err != nil {
 				return err
@@ -99,7 +109,10 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		if pc.shared(key) {
 			// Confirm the start the Backend granted in the OnRequest
 			// hook (or ask for one), keeping the claim.
-			if err := pc.confirm(ctx, key, tok, delay, prev); err != nil {
+			if err := pc.confirm(ctx, key, tok, delay, prev); errors.Is(err, ErrTurnTaken) {
+				pc.giveBack(key, tok, prev)
+				return err
+			} else if err != nil {
 				pc.doneToken(tok)
 				return err
 			}
@@ -120,11 +133,13 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 }
 
 // restamp moves host key's latest start to now when request tok still
-// claims it: the request waited at the gate and starts only now.
+// claims it: the request waited at the gate and starts only now. The
+// host's run of turns given back ends (giveback.go).
 func (pc *Pacer) restamp(key string, tok any) {
 	pc.mu.Lock()
 	if h := pc.hosts[key]; h != nil && h.claimant == tok {
 		pc.started(h, pc.now())
+		h.givenBack = 0
 	}
 	pc.mu.Unlock()
 }
@@ -221,4 +236,13 @@ func (pc *Pacer) drop(key string) {
 	}
 	delete(pc.hosts, key)
 	delete(pc.unclaimLater, key)
+}
+
+// idleLocked returns the channel closed when h's claim ends, making it
+// for the first request to wait for it. pc.mu must be held.
+func (h *hostPace) idleLocked() <-chan struct{} {
+	if h.idle == nil {
+		h.idle = make(chan struct{})
+	}
+	return h.idle
 }

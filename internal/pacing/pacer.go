@@ -208,6 +208,7 @@ type hostPace struct {
 	warned    bool          // the clamp was logged for this host
 
 	acq           chan struct{} // capacity 1: taken by the request asking a Starter (fleet.go)
+	givenBack     int           // turns given back at the gate in a row (giveback.go)
 	anomalyWarned bool          // a Backend anomaly was logged for this host
 }
 

@@ -54,6 +54,9 @@ func (pc *Pacer) acquireQueued(ctx context.Context, key string, tok any, btok st
 			// paused: no need to ask.
 			return ErrPaused
 		}
+		if err := pc.localFree(ctx, key); err != nil { // giveback.go
+			return err
+		}
 		pc.retryUnclaim(ctx, key)
 		var turn backend.Turn
 		err := pc.callShared(ctx, func() (err error) {
