@@ -67,58 +67,77 @@ func TestStallBeforeWireClaimedFleetWide(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := newAccSite(t, accBody(robots))
-			b := tc.backend()
-			slow, slowClient := accCollector(t, "AcmeBot/2.1")
-			slow.WithTransport(stallTransport{next: accTransport(t), stall: stall})
-			fast, fastClient := accCollector(t, "AcmeBot/2.1")
-			Apply(slow, slowClient, WithBackend(b))
-			fastExt := Apply(fast, fastClient, WithBackend(b))
-			// Both have robots.txt before the crawl (the fast worker
-			// adopts the slow one's record), so that only the fleet's
-			// pace decides when the fast worker goes.
-			if _, err := fastExt.Check(s.URL + "/"); err != nil {
-				t.Fatal(err)
+			// The control needs only one gap below the delay to show that
+			// the check can fail; how far below (about delay − stall on a
+			// quiet machine) and whether the other worker's request gets out
+			// in time depend on the machine's load, so the control has three
+			// tries. The Claimer's row has one, and no gap may be short.
+			tries := 1
+			if !tc.claims {
+				tries = 3
 			}
-			// The fast worker starts once the slow one's page has
-			// arrived, so that it asks for the next start right after a
-			// late one (the moment a Starter alone gets wrong), and no
-			// other request of the slow worker competes for it.
-			accVisit(t, slow, s.URL, "/slow/0")
-			waitForPage(t, s, "/slow/0")
-			for i := range pages {
-				accVisit(t, fast, s.URL, fmt.Sprintf("/fast/%d", i))
-			}
-			slow.Wait()
-			fast.Wait()
-
-			hits := s.all()
-			if len(hits) != pages+2 {
-				t.Fatalf("the server saw %d requests, want %d (robots.txt and %d pages)", len(hits), pages+2, pages+1)
-			}
-			gaps, smallest := accGaps(hits)
-			short := 0
-			for i, g := range gaps {
-				if g < delay-accSlack {
-					short++
-					if tc.claims {
-						t.Errorf("%s arrived %v after %s; want at least the Crawl-delay %v", hits[i+1].path, g, hits[i].path, delay)
-					}
+			for try := 1; ; try++ {
+				short, smallest := stallRun(t, tc.backend(), tc.claims, robots, delay, stall, pages)
+				if tc.claims || short > 0 {
+					return
 				}
-			}
-			t.Logf("smallest gap at the server %v (Crawl-delay %v, one page %v late at the wire); %d of %d gaps below the delay",
-				smallest.Round(time.Millisecond), delay, stall, short, len(gaps))
-			// The control needs only one gap below the delay to show that the
-			// check can fail: how far below (about delay − stall on a quiet
-			// machine) depends on how fast the other worker's request gets out,
-			// which a loaded machine slows (226 ms seen beside other test
-			// binaries under the race detector).
-			if !tc.claims && short == 0 {
-				t.Errorf("control: smallest gap %v, none below the delay; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
-					smallest, delay-stall)
+				if try == tries {
+					t.Errorf("control: smallest gap %v in %d tries, none below the delay; a Starter that only confirms starts should let the fast worker crowd the late page (about %v)",
+						smallest, tries, delay-stall)
+					return
+				}
 			}
 		})
 	}
+}
+
+// stallRun is one crawl of TestStallBeforeWireClaimedFleetWide on b: the
+// slow worker's page, then the fast worker's pages. It reports how many
+// gaps at the server were below the delay (each an error when claims) and
+// the smallest.
+func stallRun(t *testing.T, b backend.Backend, claims bool, robots string, delay, stall time.Duration, pages int) (int, time.Duration) {
+	t.Helper()
+	s := newAccSite(t, accBody(robots))
+	slow, slowClient := accCollector(t, "AcmeBot/2.1")
+	slow.WithTransport(stallTransport{next: accTransport(t), stall: stall})
+	fast, fastClient := accCollector(t, "AcmeBot/2.1")
+	Apply(slow, slowClient, WithBackend(b))
+	fastExt := Apply(fast, fastClient, WithBackend(b))
+	// Both have robots.txt before the crawl (the fast worker adopts the
+	// slow one's record), so that only the fleet's pace decides when the
+	// fast worker goes.
+	if _, err := fastExt.Check(s.URL + "/"); err != nil {
+		t.Fatal(err)
+	}
+	// The fast worker starts once the slow one's page has arrived, so
+	// that it asks for the next start right after a late one (the moment
+	// a Starter alone gets wrong), and no other request of the slow
+	// worker competes for it.
+	accVisit(t, slow, s.URL, "/slow/0")
+	waitForPage(t, s, "/slow/0")
+	for i := range pages {
+		accVisit(t, fast, s.URL, fmt.Sprintf("/fast/%d", i))
+	}
+	slow.Wait()
+	fast.Wait()
+
+	hits := s.all()
+	if len(hits) != pages+2 {
+		t.Fatalf("the server saw %d requests, want %d (robots.txt and %d pages)", len(hits), pages+2, pages+1)
+	}
+	gaps, smallest := accGaps(hits)
+	short := 0
+	for i, g := range gaps {
+		if g < delay-accSlack {
+			short++
+			if claims {
+				t.Errorf("%s arrived %v after %s; want at least the Crawl-delay %v", hits[i+1].path, g, hits[i].path, delay)
+			}
+		}
+	}
+	t.Logf("smallest gap at the server %v (Crawl-delay %v, one page %v late at the wire); %d of %d gaps below the delay",
+		smallest.Round(time.Millisecond), delay, stall, short, len(gaps))
+	return short, smallest
 }
 
 // waitForPage waits until s has seen path, for at most 10 s.
