@@ -51,10 +51,12 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 	key := HostKey(host)
 	for {
 		pc.mu.Lock()
-		pc.usedTurnLocked(tok) // turn.go
 		h := pc.hosts[key]
 		if h == nil && len(pc.tombs) > 0 {
 			h = pc.reviveLocked(key) // tomb.go
+		}
+		if h != nil {
+			h.usedTurnLocked(tok) // turn.go
 		}
 		if h == nil {
 			// Not paced, but a redirect hop of this request may lead
@@ -191,7 +193,6 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 		return grant{}, false
 	}
 	pc.mu.Lock()
-	pc.usedTurnLocked(tok)
 	delete(pc.grants, tok)
 	if f, fleet = pc.fleetClaims[tok]; fleet {
 		delete(pc.fleetClaims, tok)
@@ -233,6 +234,7 @@ func (pc *Pacer) drop(key string) {
 	}
 	if h := pc.hosts[key]; h != nil {
 		pc.last.CompareAndSwap(h, nil) // a booking in flight may still use it, as if booked just before
+		h.dropped = true
 	}
 	delete(pc.hosts, key)
 	delete(pc.unclaimLater, key)

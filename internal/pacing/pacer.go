@@ -157,7 +157,6 @@ type Pacer struct {
 	mu     sync.Mutex           // guards the fields below; never held while waiting or logging
 	hosts  map[string]*hostPace // by HostKey; only hosts with a delay
 	claims map[any]string       // token → key of the host it claims (gate.go)
-	turns  map[any]turnGiven    // token → the turn it was given, until it reaches the gate (turn.go)
 	tombs  map[string]tomb      // host key → the pace Forget dropped, for a request already past the cache (tomb.go)
 	reqs   map[any]*url.URL     // token → first URL of requests in flight (gate.go)
 	byURL  map[*url.URL]any     // first URL → token, for redirect hops (gate.go)
@@ -202,7 +201,8 @@ type hostPace struct {
 	claimedAt time.Time     // when it claimed the host
 	doneAt    time.Time     // when the latest request's response headers (or error) came
 	passAt    time.Time     // when the latest request was given its turn (turn.go)
-	turnsOut  int           // requests given a turn that have not reached the gate (turn.go)
+	turnTok   any           // the request given the latest turn, until it reaches the gate (turn.go)
+	dropped   bool          // removed from Pacer.hosts (drop): a booking holding it looks again
 	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // Forget came within forgetGrace of loadedAt
 	warned    bool          // the clamp was logged for this host
@@ -235,7 +235,6 @@ func New(cfg Config) *Pacer {
 		realClock: cfg.Clock.Now == nil,
 		hosts:     make(map[string]*hostPace),
 		claims:    make(map[any]string),
-		turns:     make(map[any]turnGiven),
 		tombs:     make(map[string]tomb),
 		reqs:      make(map[any]*url.URL),
 		byURL:     make(map[*url.URL]any),

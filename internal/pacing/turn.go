@@ -20,14 +20,48 @@ import (
 	"time"
 )
 
-// turn waits until request tok may leave the OnRequest hook for host key
-// without waiting at the gate, or ctx ends, and gives it the host's turn
-// (hostPace.passAt). It returns at once for a host not paced (locally).
-// slot is the start the request booked and has waited for: the clock
-// reads no earlier (a clock read a little early, or a test's, that a
-// sleep does not move, would otherwise hold back a request whose slot
-// came exactly a delay after the previous turn).
-func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) error {
+// turn waits until request tok may leave the OnRequest hook for host h
+// without waiting at the gate, or ctx ends, gives it the host's turn
+// (hostPace.passAt), and returns how long it waited here. slot is the
+// start the request booked and has waited for, as the clock read then
+// (the hook's reading, moved on by the wait). When the turn is free at
+// slot, which it is for most requests, it is given as of slot, with no
+// second reading of the clock and one short hold of Pacer.mu: the clock
+// has moved on since by no more than a sleep's lateness, and the gate,
+// which reads it, still keeps the pace at the wire.
+func (pc *Pacer) turn(ctx context.Context, h *hostPace, tok any, slot time.Time) (time.Duration, error) {
+	pc.mu.Lock()
+	if !h.dropped && pc.freeLocked(h, tok, slot) {
+		pc.giveTurnLocked(tok, h, slot)
+		pc.mu.Unlock()
+		return 0, ctx.Err()
+	}
+	pc.mu.Unlock()
+	t0 := pc.now()
+	err := pc.awaitTurn(ctx, h.key, tok, slot)
+	return pc.now().Sub(t0), err
+}
+
+// freeLocked reports whether h's turn is free for request tok at now: no
+// other request of this process claims h, and a delay has passed since
+// h's latest start, response headers and turn given. pc.mu must be held.
+func (pc *Pacer) freeLocked(h *hostPace, tok any, now time.Time) bool {
+	if h.busy && h.claimant != tok && now.Sub(h.claimedAt) < maxClaim {
+		return false
+	}
+	delay := h.delay * pc.localFactor(h.key)
+	return !later(h.lastStart, h.doneAt, h.passAt).Add(delay).After(now)
+}
+
+// awaitTurn is turn's wait for a turn not free at once: it looks host
+// key's pace up afresh (it may have been dropped and loaded again, or
+// revived, since it was booked), and waits, counted among its waiters,
+// for the claim to end and the delay to pass. It returns at once for a
+// host no longer paced. The clock reads no earlier than slot (a clock
+// read a little early, or a test's, that a sleep does not move, would
+// otherwise hold back a request whose slot came exactly a delay after
+// the previous turn).
+func (pc *Pacer) awaitTurn(ctx context.Context, key string, tok any, slot time.Time) error {
 	var waited *hostPace // the pace whose waiters count this request
 	defer func() {
 		if waited != nil {
@@ -53,10 +87,7 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 		}
 		now := later(pc.now(), slot)
 		if h.busy && h.claimant != tok && now.Sub(h.claimedAt) < maxClaim {
-			if h.idle == nil {
-				h.idle = make(chan struct{})
-			}
-			idle, left := h.idle, maxClaim-now.Sub(h.claimedAt)
+			idle, left := h.idleLocked(), maxClaim-now.Sub(h.claimedAt)
 			pc.mu.Unlock()
 			if err := waitIdle(ctx, idle, left); err != nil {
 				return err
@@ -66,7 +97,6 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 		delay := h.delay * pc.localFactor(key)
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay), h.passAt.Add(delay))
 		if !start.After(now) {
-			h.passAt = now
 			pc.giveTurnLocked(tok, h, now)
 			pc.mu.Unlock()
 			return ctx.Err()
@@ -78,55 +108,39 @@ func (pc *Pacer) turn(ctx context.Context, key string, tok any, slot time.Time) 
 	}
 }
 
-// turnsSweepAt is how many turns given and not yet seen at the gate make
-// the Pacer drop those older than maxClaim: requests aborted by a later
-// OnRequest callback, which never reach the gate.
-const turnsSweepAt = 1024
-
-// turnGiven is a turn a request was given and has not yet used.
-type turnGiven struct {
-	h  *hostPace
-	at time.Time
-}
-
-// giveTurnLocked records that request tok was given h's turn at now, so
-// that h is not dropped (settled) before tok reaches the gate, however
-// long it waits for a Colly slot. A nil tok (a redirect hop) is not
-// recorded. pc.mu must be held.
+// giveTurnLocked gives request tok h's turn at now. The host keeps the
+// latest turn given (turnTok) until that request reaches the gate, so
+// that h is not dropped (settled) meanwhile, however long the request
+// waits for a Colly slot; a request aborted by a later OnRequest
+// callback, which never reaches the gate, keeps it at most maxClaim. A
+// nil tok (a redirect hop) is not kept. One turn kept per host is
+// enough: an older turn still out when a newer one is given only costs
+// its request a wait at the gate if the host is dropped and revived
+// meanwhile (tomb.go), never a gap below the pace. pc.mu must be held.
 func (pc *Pacer) giveTurnLocked(tok any, h *hostPace, now time.Time) {
-	if tok == nil {
-		return
+	h.passAt = now
+	if tok != nil {
+		h.turnTok = tok
 	}
-	if len(pc.turns) >= turnsSweepAt {
-		for t, g := range pc.turns {
-			if now.Sub(g.at) >= maxClaim {
-				pc.usedTurnLocked(t)
-			}
-		}
-	}
-	pc.usedTurnLocked(tok)
-	pc.turns[tok] = turnGiven{h: h, at: now}
-	h.turnsOut++
 }
 
-// usedTurnLocked forgets request tok's turn: it reached the gate, or
-// ended. pc.mu must be held.
-func (pc *Pacer) usedTurnLocked(tok any) {
-	if g, ok := pc.turns[tok]; ok {
-		g.h.turnsOut--
-		delete(pc.turns, tok)
+// usedTurnLocked records that request tok reached h's gate, or ended:
+// h no longer keeps its turn. pc.mu must be held.
+func (h *hostPace) usedTurnLocked(tok any) {
+	if h.turnTok != nil && h.turnTok == tok {
+		h.turnTok = nil
 	}
 }
 
 // settled reports whether h has nothing left to keep at now: no request
-// claims it or waits for it, none given a turn has reached the gate yet,
+// claims it or waits for it, the latest given a turn has reached the gate (or had it maxClaim),
 // and a delay has passed since its latest start, response headers, turn
 // and booked slot. Only then may its pace
 // be dropped: a request of a host dropped earlier would find no pace at
 // the gate and go at once, however recently the previous one went.
 // pc.mu must be held.
 func (pc *Pacer) settled(h *hostPace, now time.Time) bool {
-	if h.busy || h.waiting.Load() > 0 || h.turnsOut > 0 {
+	if h.busy || h.waiting.Load() > 0 || (h.turnTok != nil && now.Sub(h.passAt) < maxClaim) {
 		return false
 	}
 	last := later(h.lastStart, h.doneAt, h.passAt, pc.at(h.latest.Load()))

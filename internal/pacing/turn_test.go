@@ -202,3 +202,90 @@ func TestForgetThenRequests(t *testing.T) {
 		t.Errorf("the first request waited %v, want none (its host idle for minutes)", left[0].Sub(paceEpoch.Add(2*forgetGrace)))
 	}
 }
+
+// TestTurnKeepsPace: a host whose latest turn was given to a request that
+// has not reached the gate yet (it waits for a Colly slot) is not dropped
+// by Forget, however long ago the turn came, up to maxClaim: dropped, the
+// request would find the pace revived at the gate and wait there, inside
+// its slot. A turn whose request never comes (aborted by a later
+// OnRequest callback) keeps it no longer than maxClaim.
+func TestTurnKeepsPace(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	tests := []struct {
+		name    string
+		after   time.Duration // from the turn to Forget
+		gate    bool          // the request reaches the gate before Forget
+		dropped bool
+	}{
+		{"the turn's request waits for a slot", 10 * d, false, false},
+		{"the turn's request passed the gate", 10 * d, true, true},
+		{"the turn's request never came", maxClaim, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pc, clk := newFakePacer(0, nil)
+			pc.Loaded("a.example", d, true, paceEpoch)
+			clk.advance(2 * forgetGrace)
+			ctx := context.Background()
+			if err := pc.Wait(ctx, "a.example", "r1"); err != nil {
+				t.Fatal(err)
+			}
+			if tt.gate {
+				if err := pc.Gate(ctx, "a.example", "r1", nil); err != nil {
+					t.Fatal(err)
+				}
+				pc.Done("a.example")
+				pc.Ended(ctx, "r1")
+			}
+			clk.advance(tt.after)
+			pc.Forget("a.example")
+			pc.mu.Lock()
+			_, kept := pc.hosts["a.example"]
+			pc.mu.Unlock()
+			if kept == tt.dropped {
+				t.Fatalf("after Forget the pace is kept: %v, want %v", kept, !tt.dropped)
+			}
+			if tt.gate || tt.dropped {
+				return
+			}
+			at := clk.now()
+			if err := pc.Gate(ctx, "a.example", "r1", nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := clk.now().Sub(at); got != 0 {
+				t.Errorf("the turn's request waited %v at the gate, want none", got)
+			}
+		})
+	}
+}
+
+// TestTurnAfterDrop: a request booked its slot on a host's pace that was
+// dropped, and the host loaded again, before it asked for its turn. The
+// turn is taken on the pace in use, which another request has just
+// started on, not on the dropped one, where it was free.
+func TestTurnAfterDrop(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	pc, clk := newFakePacer(0, nil)
+	pc.Loaded("a.example", d, true, paceEpoch)
+	pc.Loaded("b.example", d, true, paceEpoch) // keeps some host paced
+	clk.advance(2 * forgetGrace)
+	old := pc.lookup("a.example")
+	pc.Forget("a.example")
+	pc.Loaded("a.example", d, true, clk.now())
+	ctx := context.Background()
+	if err := pc.Gate(ctx, "a.example", "r1", nil); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(d / 2)
+	pc.Done("a.example")
+	at := clk.now()
+	if _, err := pc.turn(ctx, old, "r2", at); err != nil {
+		t.Fatal(err)
+	}
+	if got := clk.now().Sub(at); got != d {
+		t.Errorf("the turn came after %v, want %v (a delay after r1's answer)", got, d)
+	}
+}

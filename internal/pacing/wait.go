@@ -63,10 +63,9 @@ func (pc *Pacer) wait(ctx context.Context, host string, tok any, now func() int6
 			return err
 		}
 	}
-	t0 := pc.now()
-	err := pc.turn(ctx, h.key, tok, pc.at(n+int64(d))) // turn.go: what the gate would wait for, before Colly's slots
+	w, err := pc.turn(ctx, h, tok, pc.at(n+int64(d))) // turn.go: what the gate would wait for, before Colly's slots
 	if pc.observe != nil {
-		pc.observe(d + pc.now().Sub(t0))
+		pc.observe(d + w)
 	}
 	return err
 }
