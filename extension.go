@@ -108,7 +108,8 @@ type Extension struct {
 // Callbacks registered before Apply run before the hook; a request they
 // abort is not checked. One aborted by a callback registered after Apply
 // (any callback of a c.Clone() given to ext.Attach) has waited its host's
-// pace, and costs it one delay: filter URLs before Apply, or with
+// pace, and costs it its turn's hold (a delay, more when Colly's slots
+// are saturated; docs/politeness.md): filter URLs before Apply, or with
 // colly.URLFilters or DisallowedURLFilters, which Visit checks before any
 // OnRequest. OnRequest callbacks registered after Apply run even for a
 // request the hook refused (Colly runs them all after an abort): test

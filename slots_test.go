@@ -22,40 +22,64 @@ import (
 // hook then waits for nothing; a whole delay leaves room for a machine
 // loaded past 20 under the race detector, where 50 ms did not, and is
 // still an eighth of what the waits took before). The pace at the server stays exact:
-// gaps of at least the delay, one page in flight.
+// gaps of at least the delay, one page in flight. The second row
+// saturates the two slots with four such hosts answering in 900 ms, three
+// delays: a request given its turn waits longer than its host's delay for
+// a slot, and the turn is held meanwhile (3 s at the gate in all when it
+// lapsed after one delay).
 func TestSlowHostHoldsNoSlot(t *testing.T) {
 	t.Parallel()
 	const delay = 300 * time.Millisecond
-	srv := simhost.New(2, func(i int) simhost.Spec {
-		if i == 0 {
-			return simhost.Spec{Robots: simhost.Delay, Delay: delay, Pages: 5, PageLatency: 300 * time.Millisecond}
-		}
-		return simhost.Spec{Robots: simhost.Delay, Pages: 10} // Crawl-delay: 0
-	})
-	defer srv.Close()
-	feed := func(_ context.Context, visit func(string)) {
-		for p := range 5 {
-			visit(simhost.URL(0, p))
-		}
-		for p := range 10 {
-			visit(simhost.URL(1, p))
-		}
+	tests := []struct {
+		name  string
+		slow  int           // paced hosts at the delay, five pages each
+		fast  int           // pages of the host without a delay
+		reply time.Duration // each slow page's answer time
+	}{
+		{"a slow paced host beside a fast one", 1, 10, 300 * time.Millisecond},
+		// Saturated: the two slots stay busy with slow pages longer
+		// than a delay, so a request given its turn waits for a slot
+		// longer than its host's delay (the turn is held, turn.go).
+		{"four slow paced hosts, the slots saturated", 4, 4, 900 * time.Millisecond},
 	}
-	res := scaleCrawl{srv: srv, par: 2, limit: time.Minute, feed: feed}.run()
-	if res.pages != 15 {
-		t.Fatalf("%d pages answered, want 15", res.pages)
-	}
-	if res.gate >= 300*time.Millisecond {
-		t.Errorf("requests spent %v in all at the gate, inside their LimitRule slots; want less than one delay (300ms) in all", res.gate)
-	}
-	rp := srv.Report(func(i int) time.Duration {
-		if i == 0 {
-			return delay
-		}
-		return 0
-	})
-	if rp.GapsBelow > 0 || rp.MinGapRatio < 1 || rp.MaxInFlight != 1 {
-		t.Errorf("the slow host's pace at the server: %d gaps below the delay, smallest %.3f × the delay, %d in flight; want none, ≥ 1, 1",
-			rp.GapsBelow, rp.MinGapRatio, rp.MaxInFlight)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := simhost.New(tt.slow+1, func(i int) simhost.Spec {
+				if i < tt.slow {
+					return simhost.Spec{Robots: simhost.Delay, Delay: delay, Pages: 5, PageLatency: tt.reply}
+				}
+				return simhost.Spec{Robots: simhost.Delay, Pages: tt.fast} // Crawl-delay: 0
+			})
+			defer srv.Close()
+			feed := func(_ context.Context, visit func(string)) {
+				for p := range 5 {
+					for h := range tt.slow {
+						visit(simhost.URL(h, p))
+					}
+				}
+				for p := range tt.fast {
+					visit(simhost.URL(tt.slow, p))
+				}
+			}
+			res := scaleCrawl{srv: srv, par: 2, limit: time.Minute, feed: feed}.run()
+			if want := 5*tt.slow + tt.fast; res.pages != want {
+				t.Fatalf("%d pages answered, want %d", res.pages, want)
+			}
+			t.Logf("%v in all at the gate, %d pages", res.gate, res.pages)
+			if res.gate >= delay {
+				t.Errorf("requests spent %v in all at the gate, inside their LimitRule slots; want less than one delay (%v) in all", res.gate, delay)
+			}
+			rp := srv.Report(func(i int) time.Duration {
+				if i < tt.slow {
+					return delay
+				}
+				return 0
+			})
+			if rp.GapsBelow > 0 || rp.MinGapRatio < 1 || rp.MaxInFlight != 1 {
+				t.Errorf("the slow hosts' pace at the server: %d gaps below the delay, smallest %.3f × the delay, %d in flight; want none, ≥ 1, 1",
+					rp.GapsBelow, rp.MinGapRatio, rp.MaxInFlight)
+			}
+		})
 	}
 }

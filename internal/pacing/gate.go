@@ -55,9 +55,6 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		if h == nil && len(pc.tombs) > 0 {
 			h = pc.reviveLocked(key) // tomb.go
 		}
-		if h != nil {
-			h.usedTurnLocked(tok) // turn.go
-		}
 		if h == nil {
 			// Not paced, but a redirect hop of this request may lead
 			// into a paced host: remember it under its first URL.
@@ -66,6 +63,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		now := pc.now()
+		pc.reachedGateLocked(h, tok, now) // turn.go
 		if h.busy && h.claimant != tok {
 			age := now.Sub(h.claimedAt)
 			if age < maxClaim {
@@ -100,6 +98,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		}
 		prev := h.lastStart
 		h.busy, h.claimant, h.claimedAt = true, tok, now
+		pc.claimedLocked(now) // turn.go
 		pc.started(h, now)
 		if factor > 1 {
 			h.localAt.Store(pc.instant(now)) // paced locally for the fleet
@@ -219,6 +218,7 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 func (pc *Pacer) unclaimLocked(h *hostPace, now time.Time) {
 	delete(pc.claims, h.claimant)
 	h.busy, h.claimant = false, nil
+	pc.unclaimedLocked(now) // turn.go
 	h.doneAt = later(h.doneAt, now)
 	if h.idle != nil {
 		close(h.idle)

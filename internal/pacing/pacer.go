@@ -167,8 +167,16 @@ type Pacer struct {
 	// unclaimLater keeps, per host key, the fleet-wide claim whose Unclaim
 	// failed, to be made again (claim.go); at most one per paced host.
 	unclaimLater map[string]grant
-	doomed       int       // entries with forgotten set
-	sweptAt      time.Time // when Loaded last looked for doomed entries
+	doomed       int // entries with forgotten set
+	// slotWait is how long turns have lately taken from the hook to the
+	// gate: a decaying maximum (turn.go).
+	slotWait time.Duration
+	// nbusy counts the hosts claimed (requests between the gate and
+	// their answer), peakBusy the most ever, and satAt when nbusy was
+	// last at its peak: whether Colly's slots look saturated (turn.go).
+	nbusy, peakBusy int
+	satAt           time.Time
+	sweptAt         time.Time // when Loaded last looked for doomed entries
 }
 
 // hostPace is one host's pace. Its fields are guarded by Pacer.mu, but
@@ -201,7 +209,7 @@ type hostPace struct {
 	claimedAt time.Time     // when it claimed the host
 	doneAt    time.Time     // when the latest request's response headers (or error) came
 	passAt    time.Time     // when the latest request was given its turn (turn.go)
-	turnTok   any           // the request given the latest turn, until it reaches the gate (turn.go)
+	turnTok   any           // the request given the turn, until it reaches the gate or its hold ends (turn.go)
 	dropped   bool          // removed from Pacer.hosts (drop): a booking holding it looks again
 	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // Forget came within forgetGrace of loadedAt

@@ -50,7 +50,82 @@ func (pc *Pacer) freeLocked(h *hostPace, tok any, now time.Time) bool {
 		return false
 	}
 	delay := h.delay * pc.localFactor(h.key)
+	if h.turnTok != nil && h.turnTok != tok && now.Sub(h.passAt) < pc.holdLocked(delay, now) {
+		return false // the turn is out, its request on its way to a slot
+	}
 	return !later(h.lastStart, h.doneAt, h.passAt).Add(delay).After(now)
+}
+
+// holdLocked is how long a turn given stays its request's while the
+// request has not reached the gate, at now: the host's delay, or twice
+// the time turns have lately taken from the hook to the gate (slotWait)
+// when that is longer, and at least satHold delays while Colly's slots
+// look saturated (saturatedLocked), before slotWait has learnt how long
+// a slot takes; never more than maxClaim. While every slot is busy, a
+// request given its turn waits for one longer than its host's delay;
+// were the turn to lapse then, the host's next request would leave the
+// hook too, and whichever reached the gate second would wait there,
+// inside a slot. A request aborted by a later OnRequest callback never
+// comes (Colly says nothing of it) and costs its host the hold. pc.mu
+// must be held.
+func (pc *Pacer) holdLocked(delay time.Duration, now time.Time) time.Duration {
+	hold := max(delay, 2*pc.slotWait)
+	if pc.saturatedLocked(now) {
+		hold = max(hold, satHold*delay)
+	}
+	return min(hold, maxClaim)
+}
+
+// satHold is how many delays a turn is held at least while Colly's slots
+// look saturated, and satMargin how long they still look so after the
+// number of requests on the wire fell below its peak (a slot freed is
+// taken again at once while requests queue for one).
+const (
+	satHold   = 4
+	satMargin = 100 * time.Millisecond
+)
+
+// saturatedLocked reports whether Colly's slots look all busy at now: as
+// many requests of paced hosts are between the gate and their answer as
+// ever were (peakBusy), or were within satMargin. Requests of hosts
+// without a delay take slots too, unseen: with them the slots look free,
+// and turns are held for the delay or slotWait only. pc.mu must be held.
+func (pc *Pacer) saturatedLocked(now time.Time) bool {
+	return pc.peakBusy > 0 && (pc.nbusy >= pc.peakBusy || now.Sub(pc.satAt) < satMargin)
+}
+
+// claimedLocked and unclaimedLocked count h's claim, made or ended at
+// now, among the requests on the wire (saturatedLocked). pc.mu must be
+// held.
+func (pc *Pacer) claimedLocked(now time.Time) {
+	pc.nbusy++
+	if pc.nbusy >= pc.peakBusy {
+		pc.peakBusy, pc.satAt = pc.nbusy, now
+	}
+}
+
+func (pc *Pacer) unclaimedLocked(now time.Time) {
+	if pc.nbusy >= pc.peakBusy {
+		pc.satAt = now
+	}
+	pc.nbusy = max(pc.nbusy-1, 0)
+}
+
+// reachedGateLocked records that request tok reached host h's gate at
+// now. When tok holds h's turn, the turn is used: the time it took from
+// the turn (the hook) to the gate, a wait for one of Colly's slots, feeds
+// slotWait, a maximum that decays by a sixteenth at each turn used, and
+// requests waiting for the turn are woken. pc.mu must be held.
+func (pc *Pacer) reachedGateLocked(h *hostPace, tok any, now time.Time) {
+	if tok == nil || h.turnTok != tok {
+		return
+	}
+	h.turnTok = nil
+	pc.slotWait = max(now.Sub(h.passAt), pc.slotWait-pc.slotWait/16)
+	if h.idle != nil && !h.busy {
+		close(h.idle)
+		h.idle = nil
+	}
 }
 
 // awaitTurn is turn's wait for a turn not free at once: it looks host
@@ -96,39 +171,55 @@ func (pc *Pacer) awaitTurn(ctx context.Context, key string, tok any, slot time.T
 		}
 		delay := h.delay * pc.localFactor(key)
 		start := later(now, h.lastStart.Add(delay), h.doneAt.Add(delay), h.passAt.Add(delay))
-		if !start.After(now) {
-			pc.giveTurnLocked(tok, h, now)
+		if start.After(now) {
 			pc.mu.Unlock()
-			return ctx.Err()
+			if err := pc.sleep(ctx, start.Sub(now)); err != nil {
+				return err
+			}
+			continue
 		}
+		if hold := pc.holdLocked(delay, now); h.turnTok != nil && h.turnTok != tok && now.Sub(h.passAt) < hold {
+			// The turn is out, longer than a delay: woken when its
+			// request reaches the gate (reachedGateLocked), or when the
+			// hold ends.
+			idle, left := h.idleLocked(), hold-now.Sub(h.passAt)
+			pc.mu.Unlock()
+			if err := pc.sleepOrIdle(ctx, idle, left); err != nil {
+				return err
+			}
+			continue
+		}
+		pc.giveTurnLocked(tok, h, now)
 		pc.mu.Unlock()
-		if err := pc.sleep(ctx, start.Sub(now)); err != nil {
-			return err
-		}
+		return ctx.Err()
+	}
+}
+
+// sleepOrIdle waits d, or until idle is closed, or ctx ends. On a clock
+// other than the real one (a test's, whose sleep moves it), it sleeps d
+// unless idle is closed already.
+func (pc *Pacer) sleepOrIdle(ctx context.Context, idle <-chan struct{}, d time.Duration) error {
+	if pc.realClock {
+		return waitIdle(ctx, idle, d)
+	}
+	select {
+	case <-idle:
+		return ctx.Err()
+	default:
+		return pc.sleep(ctx, d)
 	}
 }
 
 // giveTurnLocked gives request tok h's turn at now. The host keeps the
-// latest turn given (turnTok) until that request reaches the gate, so
-// that h is not dropped (settled) meanwhile, however long the request
-// waits for a Colly slot; a request aborted by a later OnRequest
-// callback, which never reaches the gate, keeps it at most maxClaim. A
-// nil tok (a redirect hop) is not kept. One turn kept per host is
-// enough: an older turn still out when a newer one is given only costs
-// its request a wait at the gate if the host is dropped and revived
-// meanwhile (tomb.go), never a gap below the pace. pc.mu must be held.
+// turn's request (turnTok) until it reaches the gate, or for the hold
+// (holdLocked), and gives no other request the turn meanwhile; it is not
+// dropped (settled) either, however long the request waits for a Colly
+// slot, up to maxClaim. A nil tok (a redirect hop) is not kept. pc.mu
+// must be held.
 func (pc *Pacer) giveTurnLocked(tok any, h *hostPace, now time.Time) {
 	h.passAt = now
 	if tok != nil {
 		h.turnTok = tok
-	}
-}
-
-// usedTurnLocked records that request tok reached h's gate, or ended:
-// h no longer keeps its turn. pc.mu must be held.
-func (h *hostPace) usedTurnLocked(tok any) {
-	if h.turnTok != nil && h.turnTok == tok {
-		h.turnTok = nil
 	}
 }
 

@@ -289,3 +289,115 @@ func TestTurnAfterDrop(t *testing.T) {
 		t.Errorf("the turn came after %v, want %v (a delay after r1's answer)", got, d)
 	}
 }
+
+// primeSlotWait has one request of host wait w for a Colly slot between
+// its turn and the gate, so that turns are held about 2w (holdLocked).
+func primeSlotWait(t *testing.T, pc *Pacer, host string, w time.Duration, advance func(time.Duration)) {
+	t.Helper()
+	ctx := context.Background()
+	if err := pc.Wait(ctx, host, "primer"); err != nil {
+		t.Fatal(err)
+	}
+	advance(w)
+	if err := pc.Gate(ctx, host, "primer", nil); err != nil {
+		t.Fatal(err)
+	}
+	pc.Done(host)
+	pc.Ended(ctx, "primer")
+}
+
+// TestTurnHeldForSlot is the saturated collector of issue 49: every Colly
+// slot busy longer than a host's delay. A turn is held while its request
+// waits for a slot, about twice as long as turns lately took from the
+// hook to the gate, so the host's next request stays in the hook, outside
+// the slots, instead of reaching the gate beside it and waiting there. A
+// turn whose request never comes (aborted by a later OnRequest callback)
+// costs its host that hold.
+func TestTurnHeldForSlot(t *testing.T) {
+	t.Parallel()
+	const d = time.Second
+	tests := []struct {
+		name     string
+		slotWait time.Duration // how long turns lately took to the gate
+		busy     bool          // the other hosts' requests on the wire are as many as ever
+		want     time.Duration // the next request's wait after an aborted turn
+	}{
+		{"slots free: the turn lapses after a delay", 0, false, d},
+		{"slots busy for 3 delays: held 6", 3 * d, false, 6 * d},
+		{"slots busy for minutes: held maxClaim at most", 2 * maxClaim, false, maxClaim},
+		{"slots saturated before any wait was seen: held satHold delays", 0, true, satHold * d},
+		{"slots saturated, waits seen: held twice the wait", 3 * d, true, 6 * d},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pc, clk := newFakePacer(0, nil)
+			pc.Loaded("a.example", d, true, paceEpoch)
+			clk.advance(10 * d)
+			primeSlotWait(t, pc, "a.example", tt.slotWait, clk.advance)
+			clk.advance(10 * d)
+			ctx := context.Background()
+			if tt.busy { // two requests on the wire, the most seen
+				for _, host := range []string{"b.example", "c.example"} {
+					pc.Loaded(host, d, true, paceEpoch)
+					if err := pc.Gate(ctx, host, host, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := pc.Wait(ctx, "a.example", "aborted"); err != nil {
+				t.Fatal(err)
+			}
+			at := clk.now()
+			if err := pc.Wait(ctx, "a.example", "next"); err != nil {
+				t.Fatal(err)
+			}
+			if got := clk.now().Sub(at); got != tt.want {
+				t.Errorf("the next request got its turn after %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTurnHeldWakes: a request waiting for a turn held by a request that
+// waits for a Colly slot gets it once that request has reached the gate,
+// been answered and a delay has passed, not before. It runs on the real
+// clock, since the wake-up it checks is a channel closed by another
+// goroutine; it asserts order, not durations, with margins of hundreds of
+// milliseconds against a loaded machine.
+func TestTurnHeldWakes(t *testing.T) {
+	t.Parallel()
+	const d = 50 * time.Millisecond
+	pc := New(Config{Rand: noJitter})
+	pc.Loaded("a.example", d, true, time.Now().Add(-time.Second))
+	primeSlotWait(t, pc, "a.example", 600*time.Millisecond, time.Sleep) // turns held 1.2 s
+	ctx := context.Background()
+	if err := pc.Wait(ctx, "a.example", "r2"); err != nil {
+		t.Fatal(err)
+	}
+	turned := make(chan time.Time, 1)
+	go func() {
+		_ = pc.Wait(ctx, "a.example", "r3")
+		turned <- time.Now()
+	}()
+	time.Sleep(100 * time.Millisecond) // r2 waits for a slot
+	select {
+	case at := <-turned:
+		t.Fatalf("r3 got its turn while r2 held it (%v after r2 waited for a slot)", time.Since(at))
+	default:
+	}
+	g := time.Now()
+	if err := pc.Gate(ctx, "a.example", "r2", nil); err != nil {
+		t.Fatal(err)
+	}
+	if w := time.Since(g); w >= d {
+		t.Errorf("r2 waited %v at the gate", w)
+	}
+	time.Sleep(20 * time.Millisecond)
+	answered := time.Now()
+	pc.Done("a.example")
+	pc.Ended(ctx, "r2")
+	if at := <-turned; at.Before(answered.Add(d)) {
+		t.Errorf("r3 got its turn %v after r2's answer, want at least %v", at.Sub(answered), d)
+	}
+}
