@@ -16,7 +16,10 @@ package robotsext
 // Metrics: pages/s (over the whole crawl, its tail of 5 s hosts
 // included); to90%-s (when 90% of the pages were answered); cpu-s/kpage (the process's CPU seconds per 1,000
 // pages, the loopback server's included, the same for both); heap-MB
-// (peak, sampled every 20 ms); gate-% (the share of Colly slot-time,
+// (peak, sampled every 20 ms); conns/page (connections the server
+// accepted per page; robots.txt goes out on the pages' transport, the
+// Extension's default, and plain Colly's through a client on it);
+// gate-% (the share of Colly slot-time,
 // from the first OnRequestHeaders callback to the response's end, spent
 // inside the Extension's OnRequestHeaders hook); robots/host (robots.txt
 // requests per host asked); gap/delay (the smallest gap between two page
@@ -90,6 +93,9 @@ func reportScale(b *testing.B, res scaleResult) {
 		b.ReportMetric(res.cpu.Seconds()*1000/float64(res.pages), "cpu-s/kpage")
 	}
 	b.ReportMetric(float64(res.peakHeap)/(1<<20), "heap-MB")
+	if res.pages > 0 {
+		b.ReportMetric(float64(res.dials)/float64(res.pages), "conns/page")
+	}
 	b.ReportMetric(100*res.gateShare(), "gate-%")
 	b.ReportMetric(res.server.RobotsPerHost, "robots/host")
 	b.ReportMetric(res.server.MinGapRatio, "gap/delay")

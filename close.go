@@ -15,10 +15,9 @@ import (
 // ReasonClosed, Verdict.Err is ErrClosed) and nothing is fetched.
 var ErrClosed = errors.New("robotsext: the Extension is closed")
 
-// Close stops what the Extension started: it closes the idle connections
-// of its own robots.txt and tdmrep.json client (none of a client given
-// with WithHTTPClient, which is yours), so that their goroutines end now
-// rather than after 90 seconds idle. Every wait the Extension imposes
+// Close stops what the Extension started; robots.txt's connections are
+// the collector's transport's (or WithHTTPClient's), left to their owner.
+// Every wait the Extension imposes
 // ends at once: a request waiting for robots.txt or tdmrep.json (whose
 // fetch Close ends), for its host's pace or back-off, or held by
 // WithDeferUnreachable, is woken and refused with ErrClosed (ReasonClosed,

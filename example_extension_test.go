@@ -177,16 +177,16 @@ func ExampleWithShadowMode() {
 	// shadowed: 1
 }
 
-// WithHTTPClient routes robots.txt through the crawl's own proxy and
-// transport. Compiled, not run: the proxy is an example address.
+// WithHTTPClient gives robots.txt a client of its own; without it,
+// robots.txt goes out through the collector's transport, its proxy
+// included. Compiled, not run: the proxy is an example address.
 func ExampleWithHTTPClient() {
 	proxy, _ := url.Parse("http://proxy.internal:3128")
-	transport := &http.Transport{Proxy: http.ProxyURL(proxy)}
+	robotsTransport := &http.Transport{Proxy: http.ProxyURL(proxy)}
 
 	c := colly.NewCollector()
-	c.WithTransport(transport) // pages go through the proxy
 	robotsext.Apply(c,
-		robotsext.WithHTTPClient(&http.Client{Transport: transport}), // so does robots.txt
+		robotsext.WithHTTPClient(&http.Client{Transport: robotsTransport}), // robots.txt only
 		robotsext.WithTimeout(15*time.Second),
 	)
 }

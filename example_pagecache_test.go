@@ -125,10 +125,10 @@ func ExampleCacheResultOf() {
 	// unchanged: /news
 }
 
-// Apply with your own transport and the page cache: give the transport to
-// WithHTTPClient (robots.txt goes the same way), and set it on the
-// collector after Apply wrapped by PageTransport, so that the cache stays
-// in front of it. c.WithTransport(myTransport) alone, or SetProxyFunc,
+// Apply with your own transport and the page cache: set it on the
+// collector before Apply (robots.txt goes the same way), or after Apply
+// wrapped by PageTransport, as here, so that the cache stays in front of
+// it. c.WithTransport(myTransport) alone, or SetProxyFunc,
 // after Apply would replace the cache (one Warn; pages paced, uncached).
 func ExampleApply_transport() {
 	requests := 0
@@ -140,7 +140,7 @@ func ExampleApply_transport() {
 	myTransport := &http.Transport{Proxy: http.ProxyFromEnvironment}
 	c := colly.NewCollector(colly.UserAgent("FooBot/1.0 (+https://example.com/bot)"))
 	c.AllowURLRevisit = true
-	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}), robotsext.WithPageCache(dir))
+	ext := robotsext.Apply(c, robotsext.WithPageCache(dir))
 	c.WithTransport(ext.PageTransport(myTransport))
 	c.Visit(site.URL + "/about")
 	c.Visit(site.URL + "/about")

@@ -91,13 +91,11 @@ type Extension struct {
 // unreachable robots.txt, a clamped Crawl-delay, an ignored option, a
 // User-Agent without a crawler token) go to slog.Default().
 //
-// robots.txt is fetched with the Extension's own HTTP client, not the
-// collector's: a proxy or transport set with c.SetProxy, c.SetProxyFunc or
-// c.WithTransport is invisible to it. Route robots.txt the same way with
-// WithHTTPClient:
-//
-//	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: myTransport}))
-//	c.WithTransport(ext.PageTransport(myTransport)) // myTransport itself without WithPageCache
+// robots.txt goes out through the transport of the collector given to
+// Apply, read at each fetch: a proxy or transport set with c.SetProxy,
+// c.SetProxyFunc or c.WithTransport, before or after Apply, applies to it
+// too, and a host's first page reuses robots.txt's connection.
+// WithHTTPClient sets another.
 //
 // With WithPageCache, Apply puts the cache in front of the collector's
 // transport (a proxy or transport set before Apply), else WithHTTPClient's;

@@ -13,13 +13,16 @@ import (
 	"time"
 
 	"github.com/robotsext/robotsext/internal/lifecycle"
+	"github.com/robotsext/robotsext/internal/pagecache"
 )
 
 // newCache builds e's robots.txt cache; e.pacer must be ready.
 func (e *Extension) newCache() *lifecycle.Cache {
 	cfg := e.cfg
+	fc := cfg.fetcherConfig(cfg.backend != nil)                                     // records carry the raw body
+	fc.Base = func() http.RoundTripper { return pagecache.CollectorTransport(e.c) } // robots.txt goes out as the pages do
 	return lifecycle.New(lifecycle.Config{
-		Fetcher:  lifecycle.NewFetcher(cfg.fetcherConfig(cfg.backend != nil)), // records carry the raw body
+		Fetcher:  lifecycle.NewFetcher(fc),
 		Size:     cfg.cacheSize,
 		MaxBytes: cfg.cacheMemory,
 		Backend:  cfg.backend,

@@ -222,16 +222,12 @@ func WithOverride(hosts ...string) Option {
 }
 
 // WithHTTPClient sets the client robots.txt is fetched with. By default
-// each Extension uses its own client on a clone of http.DefaultTransport
-// (with the environment's HTTP_PROXY), not the collector's: Colly keeps its
-// transport private, so a proxy or transport set with c.SetProxy,
-// c.SetProxyFunc or c.WithTransport is invisible to the Extension, and
-// robots.txt would go out another way than the pages. Share it explicitly:
-//
-//	t := &http.Transport{Proxy: http.ProxyURL(proxyURL)}
-//	c.WithTransport(t)
-//	ext := robotsext.Apply(c, robotsext.WithHTTPClient(&http.Client{Transport: t}))
-//
+// robots.txt goes out through the transport of the collector given to
+// Apply, read as each fetch starts (http.DefaultTransport, as Colly's,
+// unless set with c.WithTransport, c.SetProxy or c.SetProxyFunc, before or
+// after Apply), so that it takes the pages' proxy and their connections:
+// a host's first page reuses robots.txt's. FetchRobots, which has no
+// collector, uses a client of its own on a clone of http.DefaultTransport.
 // The client's Transport, Jar and Timeout are used; its CheckRedirect is
 // not (robots.txt requests follow at most five redirects, only to http and
 // https URLs, and carry only User-Agent, Accept, Accept-Language and From

@@ -53,6 +53,7 @@ type scaleResult struct {
 	slot      time.Duration // summed slot-time: from the first OnRequestHeaders to the response's end
 	gate      time.Duration // of it, inside the Extension's OnRequestHeaders hook
 	gateMax   int64         // the most requests in that hook at once
+	dials     int64         // connections opened to the server
 	latencies map[string]time.Duration
 	done      []time.Duration // when each page was answered, since the crawl began
 	server    simhost.Report
@@ -96,8 +97,11 @@ func (sc scaleCrawl) run() scaleResult {
 	ctx, cancel := context.WithTimeout(context.Background(), sc.limit)
 	defer cancel()
 	c := colly.NewCollector(colly.Async(true), colly.UserAgent("ScaleBot/1.0"), colly.StdlibContext(ctx))
-	c.WithTransport(sc.srv.Transport())
-	robotsClient := &http.Client{Transport: sc.srv.Transport(), Timeout: 10 * time.Second}
+	// robots.txt goes out on the pages' transport: the Extension's by
+	// default (no WithHTTPClient), plain Colly's through a client on it.
+	tr := sc.srv.Transport()
+	c.WithTransport(tr)
+	robotsClient := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	_ = c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: sc.par})
 	var (
 		mu      sync.Mutex
@@ -121,8 +125,7 @@ func (sc scaleCrawl) run() scaleResult {
 			c.OnRequest(fetchRobotsOnce(robotsClient))
 		}
 	} else {
-		opts := append([]Option{WithLogger(slog.New(slog.DiscardHandler)),
-			WithHTTPClient(robotsClient)}, sc.opts...)
+		opts := append([]Option{WithLogger(slog.New(slog.DiscardHandler))}, sc.opts...)
 		ext := Apply(c, opts...)
 		if sc.apply != nil {
 			sc.apply(ext)
@@ -172,6 +175,7 @@ func (sc scaleCrawl) run() scaleResult {
 	c.Wait()
 	res.took = time.Since(start)
 	res.cpu = processCPU() - cpu0
+	res.dials = sc.srv.Dials()
 	stopHeap()
 	res.server = sc.srv.Report(func(i int) time.Duration { return scaleDelay(sc.srv.Spec(i)) })
 	return res

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/robotsext/robotsext/internal/pagecache"
 	isitemap "github.com/robotsext/robotsext/internal/sitemap"
 	"github.com/robotsext/robotsext/sitemap"
 )
@@ -40,7 +41,11 @@ func WithSitemapRules(r SitemapRules) Option { return func(c *config) { c.sitema
 // path "" or "/", else rawURL's own; indexes followed), each fetched as a collector's page is
 // (docs/sitemaps.md). What cannot be read is yielded as an error and the stream goes on to ctx's end.
 func (e *Extension) ReadSitemaps(ctx context.Context, rawURL string) iter.Seq2[SitemapEntry, error] {
-	f := &isitemap.Fetcher{Header: e.requestHeader, Timeout: e.cfg.timeout, Base: e.cfg.client, Redirect: e.WrapRedirectHandler(nil),
+	base := e.cfg.client
+	if base == nil { // the collector's transport, as robots.txt's (http.DefaultTransport when it has none)
+		base = &http.Client{Transport: pagecache.CollectorTransport(e.c)}
+	}
+	f := &isitemap.Fetcher{Header: e.requestHeader, Timeout: e.cfg.timeout, Base: base, Redirect: e.WrapRedirectHandler(nil),
 		Check: func(ctx context.Context, u *url.URL) error {
 			v, err := e.CheckContext(ctx, u.String())
 			return e.sitemapRefused(ctx, u, v, err)

@@ -34,6 +34,19 @@ func newTransport(timeout time.Duration) *http.Transport {
 	return t
 }
 
+// baseTransport sends each request through the transport it returns as
+// the request starts, http.DefaultTransport when that is nil
+// (FetcherConfig.Base).
+type baseTransport func() http.RoundTripper
+
+// RoundTrip implements http.RoundTripper.
+func (b baseTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t := b(); t != nil {
+		return t.RoundTrip(req)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
 // keptAcrossHosts reports whether a robots.txt request carries header k
 // to another host after a redirect: only User-Agent, Accept,
 // Accept-Language and From go. Everything else, Authorization, Cookie and

@@ -28,6 +28,11 @@ type FetcherConfig struct {
 	// signs the requests there).
 	Client    *http.Client
 	Transport func(http.RoundTripper) http.RoundTripper
+	// Base, with a nil Client, returns the transport a request goes
+	// through, read as each request starts (nil: http.DefaultTransport):
+	// the collector's own, so that robots.txt goes out the way its pages
+	// do, on their connections. nil: a transport of the Fetcher's own.
+	Base func() http.RoundTripper
 	// Timeout bounds one fetch, redirects and body included; ≤ 0: the
 	// fetch has no bound of its own, only its context's.
 	Timeout time.Duration
@@ -86,10 +91,13 @@ func NewFetcher(cfg FetcherConfig) *Fetcher {
 		cfg.Now = time.Now
 	}
 	f := &Fetcher{cfg: cfg, slots: newSlots(cfg.Concurrency, cfg.SlowAfter, cfg.AfterFunc)}
-	if cfg.Client != nil {
+	switch {
+	case cfg.Client != nil:
 		cl := *cfg.Client
 		f.client = &cl
-	} else {
+	case cfg.Base != nil:
+		f.client = &http.Client{Transport: baseTransport(cfg.Base)}
+	default:
 		f.owned = newTransport(cfg.Timeout)
 		f.client = &http.Client{Transport: f.owned}
 	}

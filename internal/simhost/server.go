@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,7 @@ type Server struct {
 	done  chan struct{}  // closed by Close: hanging answers end
 	start time.Time
 	once  sync.Once // Close's
+	dials atomic.Int64
 
 	mu       sync.Mutex
 	hosts    []hostLog       // guarded by mu
@@ -89,9 +91,13 @@ func (s *Server) Hosts() int { return len(s.specs) }
 // DialContext connects to the server whatever the address: every host
 // name leads there, and nothing leaves loopback.
 func (s *Server) DialContext(ctx context.Context, network, _ string) (net.Conn, error) {
+	s.dials.Add(1)
 	var d net.Dialer
 	return d.DialContext(ctx, network, s.srv.Listener.Addr().String())
 }
+
+// Dials is how many connections DialContext has opened.
+func (s *Server) Dials() int64 { return s.dials.Load() }
 
 // Transport returns a new transport that dials the server for every host,
 // keeping at most one idle connection per host and 2,048 in all.
