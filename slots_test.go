@@ -41,6 +41,9 @@ func TestSlowHostHoldsNoSlot(t *testing.T) {
 		// than a delay, so a request given its turn waits for a slot
 		// longer than its host's delay (the turn is held, turn.go).
 		{"four slow paced hosts, the slots saturated", 4, 4, 900 * time.Millisecond},
+		// The slots saturated by a host without a delay as well, whose
+		// requests the pacer sees only at the gate.
+		{"slow paced hosts beside a flood of unpaced pages", 4, 60, 900 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,7 +52,7 @@ func TestSlowHostHoldsNoSlot(t *testing.T) {
 				if i < tt.slow {
 					return simhost.Spec{Robots: simhost.Delay, Delay: delay, Pages: 5, PageLatency: tt.reply}
 				}
-				return simhost.Spec{Robots: simhost.Delay, Pages: tt.fast} // Crawl-delay: 0
+				return simhost.Spec{Robots: simhost.Delay, Pages: tt.fast, PageLatency: 20 * time.Millisecond} // Crawl-delay: 0
 			})
 			defer srv.Close()
 			feed := func(_ context.Context, visit func(string)) {

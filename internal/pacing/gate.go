@@ -63,7 +63,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		now := pc.now()
-		pc.reachedGateLocked(h, tok, now) // turn.go
+		pc.reachedGateLocked(h, tok, now) // hold.go
 		if h.busy && h.claimant != tok {
 			age := now.Sub(h.claimedAt)
 			if age < maxClaim {
@@ -98,7 +98,6 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 		}
 		prev := h.lastStart
 		h.busy, h.claimant, h.claimedAt = true, tok, now
-		pc.claimedLocked(now) // turn.go
 		pc.started(h, now)
 		if factor > 1 {
 			h.localAt.Store(pc.instant(now)) // paced locally for the fleet
@@ -156,6 +155,7 @@ func (pc *Pacer) trackLocked(tok any, u *url.URL) {
 		pc.reqs[tok] = u
 		pc.byURL[u] = tok
 		pc.ntracked.Store(int64(len(pc.reqs)))
+		pc.inFlightLocked() // hold.go
 	}
 }
 
@@ -203,6 +203,7 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 		delete(pc.claims, tok)
 	}
 	if u, ok := pc.reqs[tok]; ok {
+		pc.leavingLocked() // hold.go
 		delete(pc.reqs, tok)
 		if pc.byURL[u] == tok {
 			delete(pc.byURL, u)
@@ -218,7 +219,6 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 func (pc *Pacer) unclaimLocked(h *hostPace, now time.Time) {
 	delete(pc.claims, h.claimant)
 	h.busy, h.claimant = false, nil
-	pc.unclaimedLocked(now) // turn.go
 	h.doneAt = later(h.doneAt, now)
 	if h.idle != nil {
 		close(h.idle)

@@ -58,7 +58,6 @@ func (pc *Pacer) giveBack(key string, tok any, prev time.Time) {
 	if h := pc.hosts[key]; h != nil && h.busy && h.claimant == tok {
 		delete(pc.claims, tok)
 		h.busy, h.claimant, h.lastStart = false, nil, prev
-		pc.unclaimedLocked(pc.now()) // turn.go
 		h.givenBack++
 		if h.idle != nil {
 			close(h.idle)

@@ -168,15 +168,15 @@ type Pacer struct {
 	// failed, to be made again (claim.go); at most one per paced host.
 	unclaimLater map[string]grant
 	doomed       int // entries with forgotten set
-	// slotWait is how long turns have lately taken from the hook to the
-	// gate: a decaying maximum (turn.go).
-	slotWait time.Duration
-	// nbusy counts the hosts claimed (requests between the gate and
-	// their answer), peakBusy the most ever, and satAt when nbusy was
-	// last at its peak: whether Colly's slots look saturated (turn.go).
-	nbusy, peakBusy int
-	satAt           time.Time
-	sweptAt         time.Time // when Loaded last looked for doomed entries
+	// slotWait is the longest time a turn lately took from the hook to
+	// the gate, as of slotWaitAt; peakInFlight the most requests ever in
+	// reqs at once, and fullAt when they were last that many (hold.go).
+	slotWait     time.Duration
+	slotWaitAt   time.Time
+	peakInFlight int
+	fullAt       time.Time
+	gatedTurnAt  time.Time // when the latest turn to reach a gate was given (hold.go)
+	sweptAt      time.Time // when Loaded last looked for doomed entries
 }
 
 // hostPace is one host's pace. Its fields are guarded by Pacer.mu, but

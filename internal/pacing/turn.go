@@ -10,10 +10,10 @@ package pacing
 // before Colly's slots, until the gate would let it go at once: no
 // request of this process claims the host, and a delay has passed since
 // the latest start, the latest response headers and the latest turn
-// given. The turn given is the host's until its request reaches the gate,
-// or for one delay at most: Colly says nothing of a request aborted by a
-// later OnRequest callback, and an aborted request then costs its host one
-// delay, as its booked slot did before.
+// given. The turn given is the host's, and no other request of the host
+// is given one, until its request reaches the gate or its hold ends
+// (hold.go): Colly says nothing of a request aborted by a later OnRequest
+// callback, and an aborted request then costs its host the hold.
 
 import (
 	"context"
@@ -50,82 +50,10 @@ func (pc *Pacer) freeLocked(h *hostPace, tok any, now time.Time) bool {
 		return false
 	}
 	delay := h.delay * pc.localFactor(h.key)
-	if h.turnTok != nil && h.turnTok != tok && now.Sub(h.passAt) < pc.holdLocked(delay, now) {
+	if pc.heldLocked(h, tok, delay, now) > 0 {
 		return false // the turn is out, its request on its way to a slot
 	}
 	return !later(h.lastStart, h.doneAt, h.passAt).Add(delay).After(now)
-}
-
-// holdLocked is how long a turn given stays its request's while the
-// request has not reached the gate, at now: the host's delay, or twice
-// the time turns have lately taken from the hook to the gate (slotWait)
-// when that is longer, and at least satHold delays while Colly's slots
-// look saturated (saturatedLocked), before slotWait has learnt how long
-// a slot takes; never more than maxClaim. While every slot is busy, a
-// request given its turn waits for one longer than its host's delay;
-// were the turn to lapse then, the host's next request would leave the
-// hook too, and whichever reached the gate second would wait there,
-// inside a slot. A request aborted by a later OnRequest callback never
-// comes (Colly says nothing of it) and costs its host the hold. pc.mu
-// must be held.
-func (pc *Pacer) holdLocked(delay time.Duration, now time.Time) time.Duration {
-	hold := max(delay, 2*pc.slotWait)
-	if pc.saturatedLocked(now) {
-		hold = max(hold, satHold*delay)
-	}
-	return min(hold, maxClaim)
-}
-
-// satHold is how many delays a turn is held at least while Colly's slots
-// look saturated, and satMargin how long they still look so after the
-// number of requests on the wire fell below its peak (a slot freed is
-// taken again at once while requests queue for one).
-const (
-	satHold   = 4
-	satMargin = 100 * time.Millisecond
-)
-
-// saturatedLocked reports whether Colly's slots look all busy at now: as
-// many requests of paced hosts are between the gate and their answer as
-// ever were (peakBusy), or were within satMargin. Requests of hosts
-// without a delay take slots too, unseen: with them the slots look free,
-// and turns are held for the delay or slotWait only. pc.mu must be held.
-func (pc *Pacer) saturatedLocked(now time.Time) bool {
-	return pc.peakBusy > 0 && (pc.nbusy >= pc.peakBusy || now.Sub(pc.satAt) < satMargin)
-}
-
-// claimedLocked and unclaimedLocked count h's claim, made or ended at
-// now, among the requests on the wire (saturatedLocked). pc.mu must be
-// held.
-func (pc *Pacer) claimedLocked(now time.Time) {
-	pc.nbusy++
-	if pc.nbusy >= pc.peakBusy {
-		pc.peakBusy, pc.satAt = pc.nbusy, now
-	}
-}
-
-func (pc *Pacer) unclaimedLocked(now time.Time) {
-	if pc.nbusy >= pc.peakBusy {
-		pc.satAt = now
-	}
-	pc.nbusy = max(pc.nbusy-1, 0)
-}
-
-// reachedGateLocked records that request tok reached host h's gate at
-// now. When tok holds h's turn, the turn is used: the time it took from
-// the turn (the hook) to the gate, a wait for one of Colly's slots, feeds
-// slotWait, a maximum that decays by a sixteenth at each turn used, and
-// requests waiting for the turn are woken. pc.mu must be held.
-func (pc *Pacer) reachedGateLocked(h *hostPace, tok any, now time.Time) {
-	if tok == nil || h.turnTok != tok {
-		return
-	}
-	h.turnTok = nil
-	pc.slotWait = max(now.Sub(h.passAt), pc.slotWait-pc.slotWait/16)
-	if h.idle != nil && !h.busy {
-		close(h.idle)
-		h.idle = nil
-	}
 }
 
 // awaitTurn is turn's wait for a turn not free at once: it looks host
@@ -178,13 +106,13 @@ func (pc *Pacer) awaitTurn(ctx context.Context, key string, tok any, slot time.T
 			}
 			continue
 		}
-		if hold := pc.holdLocked(delay, now); h.turnTok != nil && h.turnTok != tok && now.Sub(h.passAt) < hold {
+		if left := pc.heldLocked(h, tok, delay, now); left > 0 {
 			// The turn is out, longer than a delay: woken when its
-			// request reaches the gate (reachedGateLocked), or when the
-			// hold ends.
-			idle, left := h.idleLocked(), hold-now.Sub(h.passAt)
+			// request reaches the gate (reachedGateLocked), else looked
+			// at again after a delay at most.
+			idle := h.idleLocked()
 			pc.mu.Unlock()
-			if err := pc.sleepOrIdle(ctx, idle, left); err != nil {
+			if err := pc.sleepOrIdle(ctx, idle, min(left, delay)); err != nil {
 				return err
 			}
 			continue
@@ -212,7 +140,7 @@ func (pc *Pacer) sleepOrIdle(ctx context.Context, idle <-chan struct{}, d time.D
 
 // giveTurnLocked gives request tok h's turn at now. The host keeps the
 // turn's request (turnTok) until it reaches the gate, or for the hold
-// (holdLocked), and gives no other request the turn meanwhile; it is not
+// (heldLocked), and gives no other request the turn meanwhile; it is not
 // dropped (settled) either, however long the request waits for a Colly
 // slot, up to maxClaim. A nil tok (a redirect hop) is not kept. pc.mu
 // must be held.

@@ -2,6 +2,7 @@ package pacing
 
 import (
 	"context"
+	"net/url"
 	"runtime"
 	"testing"
 	"time"
@@ -290,70 +291,66 @@ func TestTurnAfterDrop(t *testing.T) {
 	}
 }
 
-// primeSlotWait has one request of host wait w for a Colly slot between
-// its turn and the gate, so that turns are held about 2w (holdLocked).
-func primeSlotWait(t *testing.T, pc *Pacer, host string, w time.Duration, advance func(time.Duration)) {
-	t.Helper()
-	ctx := context.Background()
-	if err := pc.Wait(ctx, host, "primer"); err != nil {
-		t.Fatal(err)
-	}
-	advance(w)
-	if err := pc.Gate(ctx, host, "primer", nil); err != nil {
-		t.Fatal(err)
-	}
-	pc.Done(host)
-	pc.Ended(ctx, "primer")
-}
-
 // TestTurnHeldForSlot is the saturated collector of issue 49: every Colly
 // slot busy longer than a host's delay. A turn is held while its request
-// waits for a slot, about twice as long as turns lately took from the
-// hook to the gate, so the host's next request stays in the hook, outside
-// the slots, instead of reaching the gate beside it and waiting there. A
-// turn whose request never comes (aborted by a later OnRequest callback)
-// costs its host that hold.
+// waits for a slot (heldLocked), so the host's next request stays in the
+// hook, outside the slots, instead of reaching the gate beside it and
+// waiting there; a turn whose request never comes (aborted by a later
+// OnRequest callback) costs its host that hold. Each row gives a turn to
+// a request that never comes and measures the next request's wait.
 func TestTurnHeldForSlot(t *testing.T) {
 	t.Parallel()
 	const d = time.Second
 	tests := []struct {
 		name     string
-		slotWait time.Duration // how long turns lately took to the gate
-		busy     bool          // the other hosts' requests on the wire are as many as ever
-		want     time.Duration // the next request's wait after an aborted turn
+		slotWait time.Duration // the longest time a turn took to the gate
+		ago      time.Duration // that long before the turn
+		busy     bool          // the requests in flight are as many as ever
+		later    bool          // a turn given 100 ms after it reaches the gate
+		want     time.Duration
 	}{
-		{"slots free: the turn lapses after a delay", 0, false, d},
-		{"slots busy for 3 delays: held 6", 3 * d, false, 6 * d},
-		{"slots busy for minutes: held maxClaim at most", 2 * maxClaim, false, maxClaim},
-		{"slots saturated before any wait was seen: held satHold delays", 0, true, satHold * d},
-		{"slots saturated, waits seen: held twice the wait", 3 * d, true, 6 * d},
+		{"slots free, no wait seen: a delay", 0, 0, false, false, d},
+		{"a turn waited 3 delays just now: held while twice that wait, halving each second, is longer", 3 * d, 0, false, false, 2 * d},
+		{"that wait 10 s ago, slots free since: a delay", 3 * d, 10 * time.Second, false, false, d},
+		{"saturated: held until a later turn comes first", 0, 0, true, true, d},
+		{"saturated, no later turn: maxClaim", 0, 0, true, false, maxClaim},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			pc, clk := newFakePacer(0, nil)
 			pc.Loaded("a.example", d, true, paceEpoch)
-			clk.advance(10 * d)
-			primeSlotWait(t, pc, "a.example", tt.slotWait, clk.advance)
+			pc.Loaded("x.example", d, true, paceEpoch)
 			clk.advance(10 * d)
 			ctx := context.Background()
-			if tt.busy { // two requests on the wire, the most seen
+			if tt.busy { // two requests in flight, the most seen
 				for _, host := range []string{"b.example", "c.example"} {
-					pc.Loaded(host, d, true, paceEpoch)
-					if err := pc.Gate(ctx, host, host, nil); err != nil {
+					if err := pc.Gate(ctx, host, host, &url.URL{Scheme: "http", Host: host, Path: "/"}); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
+			pc.mu.Lock()
+			pc.slotWait, pc.slotWaitAt = tt.slotWait, clk.now().Add(-tt.ago)
+			pc.mu.Unlock()
 			if err := pc.Wait(ctx, "a.example", "aborted"); err != nil {
 				t.Fatal(err)
 			}
 			at := clk.now()
+			if tt.later {
+				clk.advance(100 * time.Millisecond)
+				if err := pc.Wait(ctx, "x.example", "rx"); err != nil {
+					t.Fatal(err)
+				}
+				if err := pc.Gate(ctx, "x.example", "rx", nil); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if err := pc.Wait(ctx, "a.example", "next"); err != nil {
 				t.Fatal(err)
 			}
 			if got := clk.now().Sub(at); got != tt.want {
-				t.Errorf("the next request got its turn after %v, want %v", got, tt.want)
+				t.Errorf("the next request got its turn %v after the aborted one, want %v", got, tt.want)
 			}
 		})
 	}
@@ -370,8 +367,12 @@ func TestTurnHeldWakes(t *testing.T) {
 	const d = 50 * time.Millisecond
 	pc := New(Config{Rand: noJitter})
 	pc.Loaded("a.example", d, true, time.Now().Add(-time.Second))
-	primeSlotWait(t, pc, "a.example", 600*time.Millisecond, time.Sleep) // turns held 1.2 s
 	ctx := context.Background()
+	for _, host := range []string{"b.example", "c.example"} { // the slots busy: two requests in flight
+		if err := pc.Gate(ctx, host, host, &url.URL{Scheme: "http", Host: host, Path: "/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := pc.Wait(ctx, "a.example", "r2"); err != nil {
 		t.Fatal(err)
 	}
@@ -380,10 +381,10 @@ func TestTurnHeldWakes(t *testing.T) {
 		_ = pc.Wait(ctx, "a.example", "r3")
 		turned <- time.Now()
 	}()
-	time.Sleep(100 * time.Millisecond) // r2 waits for a slot
+	time.Sleep(100 * time.Millisecond) // r2 waits for a slot, its turn held (saturated)
 	select {
 	case at := <-turned:
-		t.Fatalf("r3 got its turn while r2 held it (%v after r2 waited for a slot)", time.Since(at))
+		t.Fatalf("r3 got its turn while r2 held it (%v ago)", time.Since(at))
 	default:
 	}
 	g := time.Now()
