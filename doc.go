@@ -16,9 +16,9 @@
 // Per origin, robots.txt is fetched once and cached within RFC 9309's
 // 24 hours (bounded by WithCacheSize and WithCacheMemory); an unreachable
 // robots.txt blocks the origin (WithFailMode) with a warning and
-// Verdict.Err saying why. robots.txt is fetched with the Extension's own
-// HTTP client: a proxy set with c.SetProxy or c.SetProxyFunc is invisible
-// to it, so give it the same transport with WithHTTPClient. Worker
+// Verdict.Err saying why. robots.txt goes out through the collector's own
+// transport, proxy included (set before or after Apply), on the
+// connections its pages use; WithHTTPClient sets another. Worker
 // processes of one crawl share robots.txt and each host's pace through
 // WithBackend (the redisbackend module). ParsePolicy and Policy.Check use
 // the matcher on its own; FetchRobots fetches one robots.txt as the

@@ -121,6 +121,7 @@ func (e *Extension) onRequest(c *colly.Collector, r *colly.Request) {
 		e.paceWait(ctx, r, o.Host, now)
 		e.stopped(ctx, r)
 	}
+	e.pacer.Left() // r leaves for Colly's slot (internal/pacing/turnhold.go)
 }
 
 // paceWait waits for r's start at host, booked as of the instant now
@@ -182,6 +183,7 @@ func (e *Extension) onRequestHeld(c *colly.Collector, r *colly.Request, o lifecy
 		e.paceWait(ctx, r, o.Host, e.cfg.instant())
 		e.stopped(ctx, r)
 	}
+	e.pacer.Left() // r leaves for Colly's slot (internal/pacing/turnhold.go)
 }
 
 // onRequestHeaders is the OnRequestHeaders hook: Colly runs it after its
@@ -196,6 +198,7 @@ func (e *Extension) onRequestHeaders(c *colly.Collector, r *colly.Request) {
 	if e.local.Any() && e.localAtWire(c, r) { // pagecache.go: served from the page cache, not sent
 		return
 	}
+	e.pacer.Arrived() // as counted by Left
 	if contextOf(c).Err() != nil || e.stopped(contextOf(c), r) {
 		// The crawl is being cancelled: r neither waits nor probes, and
 		// the client fails it at once with the context's error. Or the

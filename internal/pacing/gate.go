@@ -63,7 +63,7 @@ func (pc *Pacer) Gate(ctx context.Context, host string, tok any, u *url.URL) err
 			return nil
 		}
 		now := pc.now()
-		pc.reachedGateLocked(h, tok, now) // hold.go
+		pc.reachedGateLocked(h, tok, now) // turnhold.go
 		if h.busy && h.claimant != tok {
 			age := now.Sub(h.claimedAt)
 			if age < maxClaim {
@@ -155,7 +155,7 @@ func (pc *Pacer) trackLocked(tok any, u *url.URL) {
 		pc.reqs[tok] = u
 		pc.byURL[u] = tok
 		pc.ntracked.Store(int64(len(pc.reqs)))
-		pc.inFlightLocked() // hold.go
+		pc.inFlightLocked() // turnhold.go
 	}
 }
 
@@ -203,7 +203,7 @@ func (pc *Pacer) doneToken(tok any) (f grant, fleet bool) {
 		delete(pc.claims, tok)
 	}
 	if u, ok := pc.reqs[tok]; ok {
-		pc.leavingLocked() // hold.go
+		pc.leavingLocked() // turnhold.go
 		delete(pc.reqs, tok)
 		if pc.byURL[u] == tok {
 			delete(pc.byURL, u)

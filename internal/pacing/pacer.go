@@ -149,7 +149,10 @@ type Pacer struct {
 
 	nclamped atomic.Uint64 // delays clamped to max, one per Loaded call
 	npaced   atomic.Int64  // len(hosts), readable without mu
-	ntracked atomic.Int64  // len(reqs), readable without mu
+	// left and arrived count the requests that left the OnRequest hook
+	// for the wire and those that reached the gate (turnhold.go).
+	left, arrived atomic.Uint64
+	ntracked      atomic.Int64 // len(reqs), readable without mu
 	// nanomalies counts Backend answers that cannot be right (fleet.go,
 	// and the back-off's through Backoff.pacer).
 	nanomalies atomic.Uint64
@@ -170,12 +173,11 @@ type Pacer struct {
 	doomed       int // entries with forgotten set
 	// slotWait is the longest time a turn lately took from the hook to
 	// the gate, as of slotWaitAt; peakInFlight the most requests ever in
-	// reqs at once, and fullAt when they were last that many (hold.go).
+	// reqs at once, and fullAt when they were last that many (turnhold.go).
 	slotWait     time.Duration
 	slotWaitAt   time.Time
 	peakInFlight int
 	fullAt       time.Time
-	gatedTurnAt  time.Time // when the latest turn to reach a gate was given (hold.go)
 	sweptAt      time.Time // when Loaded last looked for doomed entries
 }
 
@@ -210,6 +212,7 @@ type hostPace struct {
 	doneAt    time.Time     // when the latest request's response headers (or error) came
 	passAt    time.Time     // when the latest request was given its turn (turn.go)
 	turnTok   any           // the request given the turn, until it reaches the gate or its hold ends (turn.go)
+	turnSeq   uint64        // Pacer.left when the turn was given (turnhold.go)
 	dropped   bool          // removed from Pacer.hosts (drop): a booking holding it looks again
 	idle      chan struct{} // closed when the claim ends; nil until someone waits
 	forgotten bool          // Forget came within forgetGrace of loadedAt

@@ -12,7 +12,7 @@ package pacing
 // the latest start, the latest response headers and the latest turn
 // given. The turn given is the host's, and no other request of the host
 // is given one, until its request reaches the gate or its hold ends
-// (hold.go): Colly says nothing of a request aborted by a later OnRequest
+// (turnhold.go): Colly says nothing of a request aborted by a later OnRequest
 // callback, and an aborted request then costs its host the hold.
 
 import (
@@ -109,10 +109,10 @@ func (pc *Pacer) awaitTurn(ctx context.Context, key string, tok any, slot time.T
 		if left := pc.heldLocked(h, tok, delay, now); left > 0 {
 			// The turn is out, longer than a delay: woken when its
 			// request reaches the gate (reachedGateLocked), else looked
-			// at again after a delay at most.
+			// at again after a quarter of a delay (10 ms at least).
 			idle := h.idleLocked()
 			pc.mu.Unlock()
-			if err := pc.sleepOrIdle(ctx, idle, min(left, delay)); err != nil {
+			if err := pc.sleepOrIdle(ctx, idle, min(left, max(delay/4, 10*time.Millisecond))); err != nil {
 				return err
 			}
 			continue
@@ -147,7 +147,7 @@ func (pc *Pacer) sleepOrIdle(ctx context.Context, idle <-chan struct{}, d time.D
 func (pc *Pacer) giveTurnLocked(tok any, h *hostPace, now time.Time) {
 	h.passAt = now
 	if tok != nil {
-		h.turnTok = tok
+		h.turnTok, h.turnSeq = tok, pc.left.Load()
 	}
 }
 

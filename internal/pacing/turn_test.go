@@ -306,13 +306,13 @@ func TestTurnHeldForSlot(t *testing.T) {
 		slotWait time.Duration // the longest time a turn took to the gate
 		ago      time.Duration // that long before the turn
 		busy     bool          // the requests in flight are as many as ever
-		later    bool          // a turn given 100 ms after it reaches the gate
+		later    bool          // requests that left the hook after it reach the gate first
 		want     time.Duration
 	}{
 		{"slots free, no wait seen: a delay", 0, 0, false, false, d},
-		{"a turn waited 3 delays just now: held while twice that wait, halving each second, is longer", 3 * d, 0, false, false, 2 * d},
+		{"a turn waited 3 delays 5 s ago, slots free since: a delay", 3 * d, 5 * time.Second, false, false, d},
 		{"that wait 10 s ago, slots free since: a delay", 3 * d, 10 * time.Second, false, false, d},
-		{"saturated: held until a later turn comes first", 0, 0, true, true, d},
+		{"saturated: held until requests that left after it come first", 0, 0, true, true, d},
 		{"saturated, no later turn: maxClaim", 0, 0, true, false, maxClaim},
 	}
 	for _, tt := range tests {
@@ -320,7 +320,6 @@ func TestTurnHeldForSlot(t *testing.T) {
 			t.Parallel()
 			pc, clk := newFakePacer(0, nil)
 			pc.Loaded("a.example", d, true, paceEpoch)
-			pc.Loaded("x.example", d, true, paceEpoch)
 			clk.advance(10 * d)
 			ctx := context.Background()
 			if tt.busy { // two requests in flight, the most seen
@@ -337,13 +336,11 @@ func TestTurnHeldForSlot(t *testing.T) {
 				t.Fatal(err)
 			}
 			at := clk.now()
+			pc.Left() // as the root's hook does
 			if tt.later {
-				clk.advance(100 * time.Millisecond)
-				if err := pc.Wait(ctx, "x.example", "rx"); err != nil {
-					t.Fatal(err)
-				}
-				if err := pc.Gate(ctx, "x.example", "rx", nil); err != nil {
-					t.Fatal(err)
+				for range overtakeMargin + 1 {
+					pc.Left()
+					pc.Arrived()
 				}
 			}
 			if err := pc.Wait(ctx, "a.example", "next"); err != nil {
@@ -400,5 +397,32 @@ func TestTurnHeldWakes(t *testing.T) {
 	pc.Ended(ctx, "r2")
 	if at := <-turned; at.Before(answered.Add(d)) {
 		t.Errorf("r3 got its turn %v after r2's answer, want at least %v", at.Sub(answered), d)
+	}
+}
+
+// TestSlotWaitHalves: the recent wait for a slot is halved every
+// slotWaitHalfLife, so that a crawl whose slots are free again holds
+// turns for a delay again within seconds.
+func TestSlotWaitHalves(t *testing.T) {
+	t.Parallel()
+	pc, clk := newFakePacer(0, nil)
+	now := clk.now()
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	pc.slotWait, pc.slotWaitAt = 3*time.Second, now
+	for _, tt := range []struct {
+		after time.Duration
+		want  time.Duration
+	}{{0, 3 * time.Second}, {slotWaitHalfLife, 1500 * time.Millisecond}, {2 * slotWaitHalfLife, 750 * time.Millisecond}} {
+		if got := pc.slotWaitLocked(now.Add(tt.after)); got != tt.want {
+			t.Errorf("the wait %v later: %v, want %v", tt.after, got, tt.want)
+		}
+	}
+	// A turn given now, its request never seen: a delay later, with the
+	// slots free, it is held while twice the recent wait (1.5 s then) is
+	// longer than its age: 2 s more.
+	h := &hostPace{turnTok: "aborted", passAt: now}
+	if got := pc.heldLocked(h, "next", time.Second, now.Add(time.Second)); got != 2*time.Second {
+		t.Errorf("held %v more, want 2s", got)
 	}
 }

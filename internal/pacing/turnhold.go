@@ -7,11 +7,13 @@ package pacing
 // one of Colly's slots, or the host's next request would leave the hook
 // too and whichever reached the gate second would wait there, inside a
 // slot. Colly hands its slots out in the order requests ask for them, so
-// a request given a turn later that reaches the gate first says that the
-// earlier one is not waiting for a slot: it was aborted. Otherwise a turn
-// is held for a delay, or twice the recent wait for a slot, while the
-// slots look free, and while they look saturated (as many requests in
-// flight as ever were) until such a sign, or maxClaim.
+// requests that left the hook after the turn's and reached the gate
+// before it say that it is not waiting for a slot: it was aborted. The
+// root counts the requests leaving the hook for the wire (Left) and
+// those reaching the gate (Arrived), paced or not. Otherwise a turn is
+// held for a delay, or twice the recent wait for a slot, while the slots
+// look free, and while they look saturated (as many requests in flight
+// as ever were) until such a sign, or maxClaim.
 
 import (
 	"math"
@@ -19,11 +21,12 @@ import (
 )
 
 const (
-	// fifoMargin is how much later a turn must have been given than
-	// another for its request reaching the gate first to say that the
-	// other was aborted: the OnRequest callbacks after the hook run in
-	// between.
-	fifoMargin = 50 * time.Millisecond
+	// overtakeMargin is how many requests that left the hook after a
+	// turn's must reach the gate before it to say that its request was
+	// aborted: requests leaving at about the same time may ask for a slot
+	// in another order (the OnRequest callbacks after the hook run in
+	// between).
+	overtakeMargin = 4
 	// satMargin is how long the slots still look saturated after the
 	// requests in flight fell below their peak: a slot freed is taken
 	// again at once while requests queue for one.
@@ -36,9 +39,9 @@ const (
 
 // heldLocked returns how much longer h's turn stays the request's it was
 // given to, for request tok at now, h at delay (0: not held, or tok's
-// own). It is held a delay at least; then until a turn given more than
-// fifoMargin after it has reached the gate (its request was aborted),
-// and meanwhile for twice the recent wait for a slot (slotWaitLocked)
+// own). It is held a delay at least; then until more than overtakeMargin
+// requests that left the hook after it have reached the gate (its
+// request was aborted), and meanwhile for twice the recent wait for a slot (slotWaitLocked)
 // while the slots look free, or while they look saturated
 // (saturatedLocked); never for maxClaim or more. pc.mu must be held.
 func (pc *Pacer) heldLocked(h *hostPace, tok any, delay time.Duration, now time.Time) time.Duration {
@@ -51,8 +54,8 @@ func (pc *Pacer) heldLocked(h *hostPace, tok any, delay time.Duration, now time.
 		return 0
 	case age < delay:
 		return delay - age
-	case pc.gatedTurnAt.After(h.passAt.Add(fifoMargin)):
-		return 0 // a later turn came first: this one's request was aborted
+	case pc.arrived.Load() > h.turnSeq+overtakeMargin:
+		return 0 // requests that left after it came first: it was aborted
 	case pc.saturatedLocked(now):
 		return maxClaim - age
 	}
@@ -93,8 +96,7 @@ func (pc *Pacer) slotWaitLocked(now time.Time) time.Duration {
 // reachedGateLocked records that request tok reached host h's gate at
 // now. When tok holds h's turn, the turn is used: the time it took from
 // the turn (the hook) to the gate, a wait for one of Colly's slots,
-// feeds the recent wait, the turn's time the latest turn to reach a gate
-// (heldLocked), and requests waiting for the turn are woken. pc.mu must
+// feeds the recent wait, and requests waiting for the turn are woken. pc.mu must
 // be held.
 func (pc *Pacer) reachedGateLocked(h *hostPace, tok any, now time.Time) {
 	if tok == nil || h.turnTok != tok {
@@ -102,9 +104,16 @@ func (pc *Pacer) reachedGateLocked(h *hostPace, tok any, now time.Time) {
 	}
 	h.turnTok = nil
 	pc.slotWait, pc.slotWaitAt = max(now.Sub(h.passAt), pc.slotWaitLocked(now)), now
-	pc.gatedTurnAt = later(pc.gatedTurnAt, h.passAt)
 	if h.idle != nil && !h.busy {
 		close(h.idle)
 		h.idle = nil
 	}
 }
+
+// Left counts a request leaving the OnRequest hook for the wire (not one
+// served locally), and Arrived one reaching the OnRequestHeaders hook:
+// heldLocked compares the two. Both are one atomic add.
+func (pc *Pacer) Left() { pc.left.Add(1) }
+
+// Arrived: see Left.
+func (pc *Pacer) Arrived() { pc.arrived.Add(1) }
