@@ -12,8 +12,8 @@ package pacing
 // the latest start, the latest response headers and the latest turn
 // given. The turn given is the host's, and no other request of the host
 // is given one, until its request reaches the gate or its hold ends
-// (turnhold.go): Colly says nothing of a request aborted by a later OnRequest
-// callback, and an aborted request then costs its host the hold.
+// (turnhold.go): Colly says nothing of a request aborted by a later
+// OnRequest callback, and an aborted request then costs its host the hold.
 
 import (
 	"context"
@@ -152,11 +152,11 @@ func (pc *Pacer) giveTurnLocked(tok any, h *hostPace, now time.Time) {
 }
 
 // settled reports whether h has nothing left to keep at now: no request
-// claims it or waits for it, the latest given a turn has reached the gate (or had it maxClaim),
-// and a delay has passed since its latest start, response headers, turn
-// and booked slot. Only then may its pace
-// be dropped: a request of a host dropped earlier would find no pace at
-// the gate and go at once, however recently the previous one went.
+// claims it or waits for it, the request given its latest turn has
+// reached the gate (or had it maxClaim), and a delay has passed since its
+// latest start, response headers, turn and booked slot. Only then may its
+// pace be dropped: a request of a host dropped earlier would find no pace
+// at the gate and go at once, however recently the previous one went.
 // pc.mu must be held.
 func (pc *Pacer) settled(h *hostPace, now time.Time) bool {
 	if h.busy || h.waiting.Load() > 0 || (h.turnTok != nil && now.Sub(h.passAt) < maxClaim) {

@@ -41,9 +41,10 @@ const (
 // given to, for request tok at now, h at delay (0: not held, or tok's
 // own). It is held a delay at least; then until more than overtakeMargin
 // requests that left the hook after it have reached the gate (its
-// request was aborted), and meanwhile for twice the recent wait for a slot (slotWaitLocked)
-// while the slots look free, or while they look saturated
-// (saturatedLocked); never for maxClaim or more. pc.mu must be held.
+// request was aborted), and meanwhile for twice the recent wait for a
+// slot (slotWaitLocked) while the slots look free, or for as long as they
+// look saturated (saturatedLocked); never for maxClaim or more. pc.mu
+// must be held.
 func (pc *Pacer) heldLocked(h *hostPace, tok any, delay time.Duration, now time.Time) time.Duration {
 	if h.turnTok == nil || h.turnTok == tok {
 		return 0
