@@ -2,6 +2,7 @@ package pacing
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"runtime"
 	"testing"
@@ -423,5 +424,44 @@ func TestSlotWaitHalves(t *testing.T) {
 	h := &hostPace{turnTok: "aborted", passAt: now}
 	if got := pc.heldLocked(h, "next", time.Second, now.Add(time.Second)); got != 2*time.Second {
 		t.Errorf("held %v more, want 2s", got)
+	}
+}
+
+// TestTurnHeldCancel: a request waiting for a turn held for a request
+// that waits for a Colly slot (the slots saturated) ends its wait with
+// its context's error as soon as the context is cancelled, not at the
+// hold's end (2 minutes here). It runs on the real clock: the subject is
+// a wait cut short; the bound is generous against a loaded machine.
+func TestTurnHeldCancel(t *testing.T) {
+	t.Parallel()
+	const d = 50 * time.Millisecond
+	pc := New(Config{Rand: noJitter})
+	pc.Loaded("a.example", d, true, time.Now().Add(-time.Second))
+	ctx := context.Background()
+	for _, host := range []string{"b.example", "c.example"} { // the slots busy: two requests in flight
+		if err := pc.Gate(ctx, host, host, &url.URL{Scheme: "http", Host: host, Path: "/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pc.Wait(ctx, "a.example", "holder"); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- pc.Wait(cctx, "a.example", "waiter") }()
+	time.Sleep(3 * d) // past the delay: the waiter waits on the hold
+	select {
+	case err := <-done:
+		t.Fatalf("the waiter went on (%v) while the turn was held", err)
+	default:
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the waiter's wait ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the waiter still waited 5 s after its context was cancelled")
 	}
 }
